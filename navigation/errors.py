@@ -1,0 +1,19 @@
+"""Typed errors raised by the navigation package."""
+
+from __future__ import annotations
+
+
+class NavigationError(Exception):
+    """Base class of every error the navigation package raises on bad input."""
+
+
+class MapFormatError(NavigationError):
+    """A MovingAI map or scenario file is malformed (the message names the file and line)."""
+
+
+class NavMeshError(NavigationError):
+    """A navmesh could not be built, loaded or queried because an argument is invalid."""
+
+
+class SettingsError(NavigationError, ValueError):
+    """A navigation settings object was given an out-of-range value."""

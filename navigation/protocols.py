@@ -1,0 +1,50 @@
+"""The small protocol a physics world implements so the navmesh can be baked from it.
+
+`navigation` never imports a physics engine or the scene loader: anything that can answer batched ray
+tests and report its bounds can be baked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RayHits:
+    """Results of a batch of n rays, one row per ray.
+
+    Attributes:
+        body: (n,) int body id hit, -1 for a miss.
+        fraction: (n,) float hit fraction along the ray in [0, 1]; 1.0 for a miss.
+        point: (n, 3) float world hit position [m]; the ray end for a miss.
+        normal: (n, 3) float world surface normal at the hit (unit); zeros for a miss.
+    """
+
+    body: np.ndarray
+    fraction: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+
+    @property
+    def hit(self) -> np.ndarray:
+        """(n,) bool: which rays hit something."""
+        return self.body >= 0
+
+    def __len__(self) -> int:
+        return int(self.body.shape[0])
+
+
+@runtime_checkable
+class RaySource(Protocol):
+    """Anything that answers batched ray tests against its static level geometry."""
+
+    def ray_test(self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None) -> RayHits:
+        """Cast n rays from starts (n, 3) to ends (n, 3) [m]; `mask` selects collision groups (None: all)."""
+        ...
+
+    def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) corners [m] of the axis-aligned box that holds all static level geometry."""
+        ...

@@ -1,0 +1,7 @@
+"""`python -m npc_ai` runs the command line."""
+
+import sys
+
+from npc_ai.cli import main
+
+sys.exit(main())

@@ -1,0 +1,149 @@
+"""The `npc-ai` command line.
+
+Every error caused by the user's input (an unknown scene, a malformed file, a bad number) prints one line on
+stderr and exits with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+
+from npc_ai import __version__
+from npc_ai.errors import NpcAiError, UsageError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds must be a number, got {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= 86_400):
+        raise argparse.ArgumentTypeError(f"seconds must be in (0, 86400], got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}")
+    return value
+
+
+def has_display() -> bool:
+    """Whether a GUI window can be opened (an X or Wayland display is set)."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _gui_or_headless(asked: bool) -> bool:
+    if asked and not has_display():
+        print(
+            "npc-ai: --gui needs a display, and none was found (DISPLAY is not set): running headless",
+            file=sys.stderr,
+        )
+        return False
+    return asked
+
+
+def _cmd_scenes(args: argparse.Namespace) -> int:
+    from scenes import BUILTIN_SCENES, load_builtin
+
+    for name in BUILTIN_SCENES:
+        scene = load_builtin(name)
+        print(f"{name:<10} {len(scene.npcs)} NPCs  {scene.description}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from npc_ai.standing import run_standing
+    from scenes import load_scene
+
+    scene = load_scene(args.scene)
+    summary = run_standing(scene, seconds=args.seconds, seed=args.seed, gui=_gui_or_headless(args.gui))
+    print("\n".join(summary.lines()))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from npc_ai.standing import run_standing
+    from scenes import load_scene
+
+    scene = load_scene("arena")
+    summary = run_standing(scene, seconds=args.seconds, seed=args.seed, gui=_gui_or_headless(args.gui))
+    print("npc-ai demo: the arena scene, characters standing (behaviour lands with the behaviour issue)")
+    print("\n".join(summary.lines()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `npc-ai` (exposed for tests and docs)."""
+    p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
+    p.add_argument("--version", action="version", version=f"npc-ai {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("scenes", help="list the built-in scenes")
+    s.set_defaults(func=_cmd_scenes)
+
+    r = sub.add_parser("run", help="load a scene and step it headless, then print a summary")
+    r.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
+    r.add_argument("--seconds", type=_positive_seconds, default=10.0, help="simulated seconds (default 10)")
+    r.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    r.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
+    r.set_defaults(func=_cmd_run)
+
+    d = sub.add_parser("demo", help="run the richest demo that exists on a built-in scene")
+    d.add_argument("--seconds", type=_positive_seconds, default=5.0, help="simulated seconds (default 5)")
+    d.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    d.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
+    d.set_defaults(func=_cmd_demo)
+    return p
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from navigation.errors import NavigationError
+    from scenes.errors import SceneError, SettingsError, WorldError
+
+    errors: list[type[BaseException]] = [NpcAiError, SceneError, WorldError, SettingsError, NavigationError]
+    try:
+        from npc_ai.animation.errors import AnimationError
+    except ImportError:  # pragma: no cover - the animation package is optional at import time
+        pass
+    else:
+        errors.append(AnimationError)
+    return tuple(errors)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except _user_errors() as exc:
+        message = " ".join(str(exc).split())
+        print(f"npc-ai: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:  # pragma: no cover - subclass of NpcAiError, kept for clarity
+        print(f"npc-ai: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("npc-ai: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Import pybullet quietly and open one client per world.
+
+pybullet prints a build-time banner to the C-level stderr on import; `contextlib.redirect_stderr` cannot
+catch it, so the file descriptor is duplicated around the import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+
+@contextlib.contextmanager
+def silenced_c_output(*streams):
+    """Send the C-level output of the given streams (default stdout and stderr) to /dev/null."""
+    saved: list[tuple[int, int]] = []
+    for stream in streams or (sys.stdout, sys.stderr):
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            continue
+        stream.flush()
+        saved.append((fd, os.dup(fd)))
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    try:
+        yield
+    finally:
+        for fd, copy in reversed(saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def _quiet_import():
+    with silenced_c_output(sys.stderr):
+        import pybullet
+        import pybullet_data
+        from pybullet_utils import bullet_client
+    return pybullet, pybullet_data, bullet_client
+
+
+pybullet, pybullet_data, bullet_client = _quiet_import()
+
+DATA_PATH: str = pybullet_data.getDataPath()
+
+
+def new_client(gui: bool = False):
+    """Open a fresh physics client (DIRECT, or GUI when asked); the caller owns and closes it."""
+    mode = pybullet.GUI if gui else pybullet.DIRECT
+    if gui:
+        return bullet_client.BulletClient(connection_mode=mode)
+    with silenced_c_output(sys.stdout):
+        return bullet_client.BulletClient(connection_mode=mode)

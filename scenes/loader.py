@@ -1,0 +1,379 @@
+"""Read scene files (TOML) into `Scene` objects, validating every key.
+
+Every defect raises `SceneError(source, key_path, problem)`: unknown keys, wrong types, non-finite numbers,
+zero or negative sizes, asset files that do not exist. See docs/scene-format.md for the format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from collections.abc import Callable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from scenes._bullet import DATA_PATH
+from scenes.errors import SceneError
+from scenes.model import (
+    Asset,
+    Box,
+    Floor,
+    NavmeshSpec,
+    NpcSpawn,
+    Platform,
+    PlayerSpawn,
+    Ramp,
+    Scene,
+    Stairs,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+BUILTIN_SCENES: tuple[str, ...] = ("arena", "warehouse", "compound", "monastery")
+PYBULLET_DATA_PREFIX = "pybullet_data:"
+
+
+class _Reader:
+    """Typed field readers that name the offending key path in every error."""
+
+    def __init__(self, source: str, base_dir: Path | None) -> None:
+        self.source = source
+        self.base_dir = base_dir
+
+    def fail(self, key: str, problem: str) -> SceneError:
+        return SceneError(self.source, key, problem)
+
+    def table(self, value: Any, key: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(key, f"must be a table, got {type(value).__name__}")
+        return value
+
+    def number(self, value: Any, key: str, *, low: float | None = None, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(key, f"must be a number, got {type(value).__name__} {value!r}")
+        x = float(value)
+        if not math.isfinite(x):
+            raise self.fail(key, f"must be a finite number, got {value!r}")
+        if positive and not x > 0:
+            raise self.fail(key, f"must be greater than 0, got {value!r}")
+        if low is not None and x < low:
+            raise self.fail(key, f"must be at least {low}, got {value!r}")
+        return x
+
+    def integer(self, value: Any, key: str, *, low: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be an integer, got {type(value).__name__} {value!r}")
+        if value < low:
+            raise self.fail(key, f"must be at least {low}, got {value}")
+        return int(value)
+
+    def vector(self, value: Any, key: str, n: int, *, positive: bool = False) -> tuple[float, ...]:
+        if not isinstance(value, list) or len(value) != n:
+            raise self.fail(key, f"must be a list of {n} numbers, got {value!r}")
+        return tuple(self.number(v, f"{key}[{i}]", positive=positive) for i, v in enumerate(value))
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, got {type(value).__name__} {value!r}")
+        return value
+
+    def boolean(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {value!r}")
+        return value
+
+    def color(self, value: Any, key: str) -> tuple[float, float, float, float]:
+        if not isinstance(value, list) or len(value) not in (3, 4):
+            raise self.fail(key, f"must be [r, g, b] or [r, g, b, a] in 0..1, got {value!r}")
+        rgba = [self.number(v, f"{key}[{i}]", low=0.0) for i, v in enumerate(value)]
+        if any(c > 1.0 for c in rgba):
+            raise self.fail(key, f"colour components must lie in 0..1, got {value!r}")
+        return (rgba[0], rgba[1], rgba[2], rgba[3] if len(rgba) == 4 else 1.0)
+
+    def points(self, value: Any, key: str) -> tuple[tuple[float, float, float], ...]:
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be a list of [x, y, z] points, got {value!r}")
+        return tuple(self.vector(p, f"{key}[{i}]", 3) for i, p in enumerate(value))  # type: ignore[misc]
+
+    def asset_path(self, value: Any, key: str) -> Path:
+        text = self.string(value, key)
+        if not text:
+            raise self.fail(key, "must name a file")
+        if text.startswith(PYBULLET_DATA_PREFIX):
+            path = Path(DATA_PATH) / text[len(PYBULLET_DATA_PREFIX) :]
+        else:
+            path = Path(text)
+            if not path.is_absolute():
+                if self.base_dir is None:
+                    raise self.fail(key, f"relative path {text!r} needs a scene file to be relative to")
+                path = self.base_dir / path
+        if not path.is_file():
+            raise self.fail(key, f"file does not exist: {path}")
+        return path.resolve()
+
+
+def _check_keys(
+    r: _Reader, table: Mapping[str, Any], key: str, allowed: set[str], required: set[str]
+) -> None:
+    for k in table:
+        if k not in allowed:
+            raise r.fail(f"{key}.{k}" if key else k, f"unknown key; expected one of {sorted(allowed)}")
+    for k in sorted(required):
+        if k not in table:
+            raise r.fail(f"{key}.{k}" if key else k, "is required but missing")
+
+
+def _opt(
+    table: Mapping[str, Any], name: str, reader: Callable[[Any, str], Any], key: str, default: Any
+) -> Any:
+    return reader(table[name], f"{key}.{name}") if name in table else default
+
+
+def _floor(r: _Reader, t: Mapping[str, Any], key: str) -> Floor:
+    _check_keys(r, t, key, {"size", "center", "z", "thickness", "color"}, {"size"})
+    return Floor(
+        size=r.vector(t["size"], f"{key}.size", 2, positive=True),  # type: ignore[arg-type]
+        center=_opt(t, "center", lambda v, k: r.vector(v, k, 2), key, (0.0, 0.0)),
+        z=_opt(t, "z", r.number, key, 0.0),
+        thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.5),
+        color=_opt(t, "color", r.color, key, Floor.color),
+    )
+
+
+def _box(r: _Reader, t: Mapping[str, Any], key: str) -> Box:
+    _check_keys(r, t, key, {"center", "half_extents", "size", "yaw_deg", "name", "color"}, {"center"})
+    if ("half_extents" in t) == ("size" in t):
+        raise r.fail(key, "give exactly one of 'half_extents' or 'size'")
+    if "size" in t:
+        half = tuple(s / 2 for s in r.vector(t["size"], f"{key}.size", 3, positive=True))
+    else:
+        half = r.vector(t["half_extents"], f"{key}.half_extents", 3, positive=True)
+    return Box(
+        center=r.vector(t["center"], f"{key}.center", 3),  # type: ignore[arg-type]
+        half_extents=half,  # type: ignore[arg-type]
+        yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
+        name=_opt(t, "name", r.string, key, ""),
+        color=_opt(t, "color", r.color, key, Box.color),
+    )
+
+
+def _ramp(r: _Reader, t: Mapping[str, Any], key: str) -> Ramp:
+    _check_keys(r, t, key, {"start", "end", "width", "thickness", "name", "color"}, {"start", "end", "width"})
+    start, end = r.vector(t["start"], f"{key}.start", 3), r.vector(t["end"], f"{key}.end", 3)
+    if math.hypot(end[0] - start[0], end[1] - start[1]) <= 1e-6:
+        raise r.fail(key, "start and end must differ horizontally (a ramp cannot be vertical)")
+    return Ramp(
+        start=start,  # type: ignore[arg-type]
+        end=end,  # type: ignore[arg-type]
+        width=r.number(t["width"], f"{key}.width", positive=True),
+        thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.2),
+        name=_opt(t, "name", r.string, key, ""),
+        color=_opt(t, "color", r.color, key, Ramp.color),
+    )
+
+
+def _stairs(r: _Reader, t: Mapping[str, Any], key: str) -> Stairs:
+    allowed = {"start", "steps", "rise", "run", "width", "direction_deg", "name", "color"}
+    _check_keys(r, t, key, allowed, {"start", "steps", "rise", "run", "width"})
+    return Stairs(
+        start=r.vector(t["start"], f"{key}.start", 3),  # type: ignore[arg-type]
+        steps=r.integer(t["steps"], f"{key}.steps", low=1),
+        rise=r.number(t["rise"], f"{key}.rise", positive=True),
+        run=r.number(t["run"], f"{key}.run", positive=True),
+        width=r.number(t["width"], f"{key}.width", positive=True),
+        direction_deg=_opt(t, "direction_deg", r.number, key, 0.0),
+        name=_opt(t, "name", r.string, key, ""),
+        color=_opt(t, "color", r.color, key, Stairs.color),
+    )
+
+
+def _platform(r: _Reader, t: Mapping[str, Any], key: str) -> Platform:
+    allowed = {"center", "size", "height", "thickness", "yaw_deg", "legs", "name", "color"}
+    _check_keys(r, t, key, allowed, {"center", "size", "height"})
+    return Platform(
+        center=r.vector(t["center"], f"{key}.center", 2),  # type: ignore[arg-type]
+        size=r.vector(t["size"], f"{key}.size", 2, positive=True),  # type: ignore[arg-type]
+        height=r.number(t["height"], f"{key}.height"),
+        thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.3),
+        yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
+        legs=_opt(t, "legs", r.boolean, key, False),
+        name=_opt(t, "name", r.string, key, ""),
+        color=_opt(t, "color", r.color, key, Platform.color),
+    )
+
+
+def _asset(r: _Reader, t: Mapping[str, Any], key: str, kind: str) -> Asset:
+    _check_keys(r, t, key, {"path", "position", "orientation_deg", "scale", "name"}, {"path"})
+    path = r.asset_path(t["path"], f"{key}.path")
+    suffixes = {"mesh": (".obj", ".stl"), "urdf": (".urdf",), "sdf": (".sdf",)}[kind]
+    if path.suffix.lower() not in suffixes:
+        raise r.fail(f"{key}.path", f"a {kind} must be a {' or '.join(suffixes)} file, got {path.name!r}")
+    return Asset(
+        kind=kind,
+        path=path,
+        position=_opt(t, "position", lambda v, k: r.vector(v, k, 3), key, (0.0, 0.0, 0.0)),
+        orientation_deg=_opt(t, "orientation_deg", lambda v, k: r.vector(v, k, 3), key, (0.0, 0.0, 0.0)),
+        scale=_opt(t, "scale", lambda v, k: r.number(v, k, positive=True), key, 1.0),
+        name=_opt(t, "name", r.string, key, ""),
+    )
+
+
+def _npc(r: _Reader, t: Mapping[str, Any], key: str) -> NpcSpawn:
+    _check_keys(r, t, key, {"position", "yaw_deg", "name", "archetype", "patrol"}, {"position"})
+    return NpcSpawn(
+        position=r.vector(t["position"], f"{key}.position", 3),  # type: ignore[arg-type]
+        yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
+        name=_opt(t, "name", r.string, key, ""),
+        archetype=_opt(t, "archetype", r.string, key, "default"),
+        patrol=_opt(t, "patrol", r.points, key, ()),
+    )
+
+
+def _player(r: _Reader, t: Mapping[str, Any], key: str) -> PlayerSpawn:
+    _check_keys(r, t, key, {"position", "yaw_deg", "route", "loop"}, {"position"})
+    return PlayerSpawn(
+        position=r.vector(t["position"], f"{key}.position", 3),  # type: ignore[arg-type]
+        yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
+        route=_opt(t, "route", r.points, key, ()),
+        loop=_opt(t, "loop", r.boolean, key, True),
+    )
+
+
+def _navmesh(r: _Reader, t: Mapping[str, Any], key: str) -> NavmeshSpec:
+    names = {"agent_radius", "agent_height", "max_climb", "max_slope_deg", "cell_size", "cell_height"}
+    _check_keys(r, t, key, names, set())
+    d = NavmeshSpec()
+    slope = _opt(t, "max_slope_deg", lambda v, k: r.number(v, k, low=0.0), key, d.max_slope_deg)
+    if slope >= 90.0:
+        raise r.fail(f"{key}.max_slope_deg", f"must be below 90 degrees, got {slope}")
+    return NavmeshSpec(
+        agent_radius=_opt(t, "agent_radius", lambda v, k: r.number(v, k, low=0.0), key, d.agent_radius),
+        agent_height=_opt(t, "agent_height", lambda v, k: r.number(v, k, positive=True), key, d.agent_height),
+        max_climb=_opt(t, "max_climb", lambda v, k: r.number(v, k, low=0.0), key, d.max_climb),
+        max_slope_deg=slope,
+        cell_size=_opt(t, "cell_size", lambda v, k: r.number(v, k, positive=True), key, d.cell_size),
+        cell_height=_opt(t, "cell_height", lambda v, k: r.number(v, k, positive=True), key, d.cell_height),
+    )
+
+
+def _array(r: _Reader, doc: Mapping[str, Any], name: str, parse: Callable[..., Any], *extra: Any) -> tuple:
+    if name not in doc:
+        return ()
+    items = doc[name]
+    if not isinstance(items, list):
+        raise r.fail(name, f"must be an array of tables ([[{name}]]), got {type(items).__name__}")
+    return tuple(
+        parse(r, r.table(item, f"{name}[{i}]"), f"{name}[{i}]", *extra) for i, item in enumerate(items)
+    )
+
+
+_TOP_KEYS = {
+    "scene",
+    "floor",
+    "box",
+    "ramp",
+    "stairs",
+    "platform",
+    "mesh",
+    "urdf",
+    "sdf",
+    "npc",
+    "player",
+    "navmesh",
+}
+
+
+def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path | None = None) -> Scene:
+    """Validate a parsed scene document (the TOML tables as a dict) and build a `Scene`."""
+    r = _Reader(source, base_dir)
+    _check_keys(r, doc, "", _TOP_KEYS, {"scene"})
+    head = r.table(doc["scene"], "scene")
+    _check_keys(r, head, "scene", {"name", "description", "gravity"}, {"name"})
+    name = r.string(head["name"], "scene.name")
+    if not name.strip():
+        raise r.fail("scene.name", "must not be empty")
+    assets = (
+        _array(r, doc, "mesh", _asset, "mesh")
+        + _array(r, doc, "urdf", _asset, "urdf")
+        + _array(r, doc, "sdf", _asset, "sdf")
+    )
+    return Scene(
+        name=name,
+        description=_opt(head, "description", r.string, "scene", ""),
+        gravity=_opt(head, "gravity", r.number, "scene", -9.81),
+        floor=_floor(r, r.table(doc["floor"], "floor"), "floor") if "floor" in doc else None,
+        boxes=_array(r, doc, "box", _box),
+        ramps=_array(r, doc, "ramp", _ramp),
+        stairs=_array(r, doc, "stairs", _stairs),
+        platforms=_array(r, doc, "platform", _platform),
+        assets=assets,
+        npcs=_array(r, doc, "npc", _npc),
+        player=_player(r, r.table(doc["player"], "player"), "player") if "player" in doc else None,
+        navmesh=_navmesh(r, r.table(doc["navmesh"], "navmesh"), "navmesh")
+        if "navmesh" in doc
+        else NavmeshSpec(),
+        source=source,
+    )
+
+
+def parse_scene(text: str, *, source: str = "<string>", base_dir: Path | None = None) -> Scene:
+    """Parse scene TOML text; relative asset paths resolve against `base_dir`."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SceneError(source, "", f"malformed TOML: {exc}") from None
+    scene = scene_from_dict(doc, source=source, base_dir=base_dir)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _with(scene, content_hash=digest)
+
+
+def _with(scene: Scene, **changes: Any) -> Scene:
+    from dataclasses import replace
+
+    return replace(scene, **changes)
+
+
+def load_scene_file(path: str | Path) -> Scene:
+    """Load a scene from a `.toml` scene file or a MovingAI `.map` grid file."""
+    p = Path(path)
+    if p.suffix.lower() == ".map":
+        from scenes.movingai import scene_from_map_file
+
+        return scene_from_map_file(p)
+    if not p.is_file():
+        raise SceneError(str(p), "", "no such scene file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SceneError(str(p), "", f"cannot read the file: {exc}") from None
+    return parse_scene(text, source=str(p), base_dir=p.resolve().parent)
+
+
+def builtin_scene_text(name: str) -> str:
+    """The TOML text of a built-in scene."""
+    if name not in BUILTIN_SCENES:
+        raise SceneError(name, "", f"unknown built-in scene; choose one of {', '.join(BUILTIN_SCENES)}")
+    return resources.files("scenes.builtin").joinpath(f"{name}.toml").read_text(encoding="utf-8")
+
+
+def load_builtin(name: str) -> Scene:
+    """Load a built-in scene by name (see `BUILTIN_SCENES`)."""
+    return parse_scene(builtin_scene_text(name), source=f"builtin:{name}", base_dir=None)
+
+
+def load_scene(name_or_path: str | Path) -> Scene:
+    """Load a built-in scene by name, or a scene file (.toml) or MovingAI map (.map) by path."""
+    text = str(name_or_path)
+    if text in BUILTIN_SCENES:
+        return load_builtin(text)
+    p = Path(text)
+    if p.suffix.lower() in (".toml", ".map") or p.exists():
+        return load_scene_file(p)
+    raise SceneError(
+        text, "", f"not a built-in scene ({', '.join(BUILTIN_SCENES)}) nor an existing .toml/.map file"
+    )

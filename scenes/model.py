@@ -1,0 +1,189 @@
+"""The scene data model: immutable descriptions of level geometry, spawns and navmesh settings.
+
+All lengths are metres, angles degrees, the world is Z-up. A `Scene` is plain data: `scenes.loader` builds
+one from TOML (validating every key), `scenes.build` turns one into PyBullet bodies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Vec2 = tuple[float, float]
+Vec3 = tuple[float, float, float]
+Color = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A flat rectangular floor slab whose top surface is at `z`.
+
+    Attributes:
+        size: (x, y) extent [m, > 0].
+        center: (x, y) centre [m].
+        z: height of the walking surface [m].
+        thickness: slab thickness below `z` [m, > 0].
+    """
+
+    size: Vec2
+    center: Vec2 = (0.0, 0.0)
+    z: float = 0.0
+    thickness: float = 0.5
+    color: Color = (0.75, 0.75, 0.72, 1.0)
+
+
+@dataclass(frozen=True)
+class Box:
+    """A static box (wall, pillar, crate, shelf).
+
+    Attributes:
+        center: centre of the box [m].
+        half_extents: half sizes along the box's local x, y, z [m, > 0].
+        yaw_deg: rotation about world Z [deg].
+    """
+
+    center: Vec3
+    half_extents: Vec3
+    yaw_deg: float = 0.0
+    name: str = ""
+    color: Color = (0.55, 0.45, 0.35, 1.0)
+
+
+@dataclass(frozen=True)
+class Ramp:
+    """A sloped slab whose top surface runs from `start` to `end` (centre line of the walking surface).
+
+    Attributes:
+        start, end: centre of the low and high edge of the top surface [m].
+        width: across the slope [m, > 0].
+        thickness: slab thickness [m, > 0].
+    """
+
+    start: Vec3
+    end: Vec3
+    width: float
+    thickness: float = 0.2
+    name: str = ""
+    color: Color = (0.6, 0.6, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Stairs:
+    """A flight of solid steps (each step a box down to `start` z).
+
+    Attributes:
+        start: centre of the front edge of the first step, at its bottom [m].
+        direction_deg: yaw of the climbing direction [deg].
+        steps: number of steps [>= 1].
+        rise: height of one step [m, > 0]. run: depth of one step [m, > 0]. width: [m, > 0].
+    """
+
+    start: Vec3
+    steps: int
+    rise: float
+    run: float
+    width: float
+    direction_deg: float = 0.0
+    name: str = ""
+    color: Color = (0.6, 0.55, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A raised walkable slab (a platform or a bridge) with its top surface at `height`.
+
+    Attributes:
+        center: (x, y) centre [m]. size: (x, y) extent [m, > 0]. height: top surface z [m].
+        thickness: slab thickness [m, > 0]. yaw_deg: rotation about Z [deg].
+        legs: add four support columns down to z = 0 at the corners.
+    """
+
+    center: Vec2
+    size: Vec2
+    height: float
+    thickness: float = 0.3
+    yaw_deg: float = 0.0
+    legs: bool = False
+    name: str = ""
+    color: Color = (0.5, 0.55, 0.6, 1.0)
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A mesh (.obj/.stl), URDF or SDF file placed in the level as static geometry.
+
+    Attributes:
+        kind: "mesh", "urdf" or "sdf".
+        path: resolved absolute path of the file.
+        position: [m]. orientation_deg: (roll, pitch, yaw) [deg]. scale: uniform scale [> 0].
+    """
+
+    kind: str
+    path: Path
+    position: Vec3 = (0.0, 0.0, 0.0)
+    orientation_deg: Vec3 = (0.0, 0.0, 0.0)
+    scale: float = 1.0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class NpcSpawn:
+    """Where an NPC starts, facing `yaw_deg`, with an optional patrol route (feet positions) [m]."""
+
+    position: Vec3
+    yaw_deg: float = 0.0
+    name: str = ""
+    archetype: str = "default"
+    patrol: tuple[Vec3, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayerSpawn:
+    """Where the player starts, with an optional scripted route (feet positions) [m]."""
+
+    position: Vec3
+    yaw_deg: float = 0.0
+    route: tuple[Vec3, ...] = ()
+    loop: bool = True
+
+
+@dataclass(frozen=True)
+class NavmeshSpec:
+    """Navmesh bake settings from the scene file (see `navigation.BakeSettings` for their meaning).
+
+    Attributes:
+        agent_radius: [m, >= 0]. agent_height: [m, > 0]. max_climb: [m, >= 0].
+        max_slope_deg: [deg, 0..90). cell_size: [m, > 0]. cell_height: [m, > 0].
+    """
+
+    agent_radius: float = 0.4
+    agent_height: float = 1.8
+    max_climb: float = 0.4
+    max_slope_deg: float = 45.0
+    cell_size: float = 0.2
+    cell_height: float = 0.1
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A whole level: geometry, spawns, navmesh settings.
+
+    Attributes:
+        name: short name. source: the file it came from ("" when built in code).
+        content_hash: sha256 of the source text (for navmesh caches), "" when built in code.
+    """
+
+    name: str
+    description: str = ""
+    floor: Floor | None = None
+    boxes: tuple[Box, ...] = ()
+    ramps: tuple[Ramp, ...] = ()
+    stairs: tuple[Stairs, ...] = ()
+    platforms: tuple[Platform, ...] = ()
+    assets: tuple[Asset, ...] = ()
+    npcs: tuple[NpcSpawn, ...] = ()
+    player: PlayerSpawn | None = None
+    navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
+    gravity: float = -9.81
+    source: str = ""
+    content_hash: str = ""

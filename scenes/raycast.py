@@ -1,0 +1,85 @@
+"""Batched ray tests: numpy arrays in, numpy arrays out, chunked to PyBullet's batch limit."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+
+from navigation.protocols import RayHits
+from scenes.errors import WorldError
+
+MAX_RAYS_PER_BATCH = 16_383  # PyBullet's MAX_RAY_INTERSECTION_BATCH_SIZE - 1; 16,384 silently fails
+
+
+def _check_rays(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(starts, dtype=np.float64)
+    e = np.asarray(ends, dtype=np.float64)
+    if s.ndim != 2 or s.shape[1] != 3 or s.shape != e.shape:
+        raise WorldError(f"ray starts and ends must both be (n, 3) arrays, got {s.shape} and {e.shape}")
+    if not (np.isfinite(s).all() and np.isfinite(e).all()):
+        raise WorldError("ray starts and ends must be finite (found NaN or inf)")
+    return np.ascontiguousarray(s), np.ascontiguousarray(e)
+
+
+def _batch(client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int) -> RayHits:
+    n = len(starts)
+    body = np.full(n, -1, dtype=np.int64)
+    fraction = np.ones(n)
+    point = ends.copy()
+    normal = np.zeros((n, 3))
+    for lo in range(0, n, MAX_RAYS_PER_BATCH):
+        hi = min(n, lo + MAX_RAYS_PER_BATCH)
+        results = client.rayTestBatch(
+            starts[lo:hi], ends[lo:hi], numThreads=threads, collisionFilterMask=mask
+        )
+        if len(results) != hi - lo:
+            raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")
+        ids = np.fromiter((r[0] for r in results), dtype=np.int64, count=hi - lo)
+        hit = np.flatnonzero(ids >= 0)
+        body[lo:hi] = ids
+        if hit.size:
+            rows = [results[i] for i in hit]
+            fraction[lo + hit] = [r[2] for r in rows]
+            point[lo + hit] = [r[3] for r in rows]
+            normal[lo + hit] = [r[4] for r in rows]
+    return RayHits(body=body, fraction=fraction, point=point, normal=normal)
+
+
+@contextlib.contextmanager
+def hidden_from_rays(client, bodies: dict[int, tuple[int, int]]) -> Iterator[None]:
+    """Take `bodies` (id -> (group, mask) to restore) out of every collision group while the block runs.
+
+    Rays test a body's group against their mask before anything else, so a body in no group is invisible
+    to them; the change takes effect at once, without a physics step, and is undone on exit.
+    """
+    for body in bodies:
+        for link in range(-1, client.getNumJoints(body)):
+            client.setCollisionFilterGroupMask(body, link, 0, 0)
+    try:
+        yield
+    finally:
+        for body, (group, mask) in bodies.items():
+            for link in range(-1, client.getNumJoints(body)):
+                client.setCollisionFilterGroupMask(body, link, group, mask)
+
+
+def ray_test(
+    client,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    *,
+    mask: int = -1,
+    threads: int = 1,
+) -> RayHits:
+    """Cast rays from `starts` to `ends` ((n, 3) arrays, metres) in one batched call per 16,383 rays.
+
+    Args:
+        mask: collision groups the rays may hit (see `scenes.groups`); -1 for all.
+        threads: PyBullet ray threads (0 = all cores); results do not depend on it.
+    Returns:
+        RayHits with one row per ray; fractions are of the full start->end segment.
+    """
+    s, e = _check_rays(starts, ends)
+    return _batch(client, s, e, mask, threads)

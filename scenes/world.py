@@ -1,0 +1,323 @@
+"""A PyBullet world built from a scene: one client, a fixed-step clock, a seeded RNG, cached poses.
+
+The world is the thin stateful shell around one physics client. It owns the client (or is handed one),
+the scene's static bodies, the character bodies added to it, a `numpy.random.Generator` that is the only
+source of randomness, and an event log. It implements `navigation.RaySource`, so a navmesh can be baked
+from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from navigation.protocols import RayHits
+from scenes import groups
+from scenes._bullet import new_client
+from scenes._bullet import pybullet as pb
+from scenes.boxcast import BoxCastHit, box_cast, box_shape
+from scenes.build import build_static
+from scenes.errors import SettingsError, WorldError
+from scenes.events import EventLog
+from scenes.model import Scene
+from scenes.raycast import hidden_from_rays, ray_test
+
+_HUGE_INERTIA = 1e9  # [kg m^2] about x and y, so capsules stay upright without resets
+
+
+@dataclass(frozen=True)
+class WorldSettings:
+    """How a world steps.
+
+    Attributes:
+        dt: fixed tick length [s, 0 < dt <= 0.1]; 1/60 by default.
+        substeps: physics steps per tick [1..32]; each is dt / substeps long.
+        ray_threads: PyBullet ray-test threads (0 = all cores) [>= 0]; results do not depend on it.
+        visuals: create visual shapes (needed for GUI and rendered frames); None = only with GUI.
+    """
+
+    dt: float = 1.0 / 60.0
+    substeps: int = 1
+    ray_threads: int = 1
+    visuals: bool | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.dt, int | float) and math.isfinite(self.dt) and 0 < self.dt <= 0.1):
+            raise SettingsError(f"dt must be a tick length in (0, 0.1] seconds, got {self.dt!r}")
+        if not (isinstance(self.substeps, int) and 1 <= self.substeps <= 32):
+            raise SettingsError(f"substeps must be an integer in 1..32, got {self.substeps!r}")
+        if not (isinstance(self.ray_threads, int) and self.ray_threads >= 0):
+            raise SettingsError(f"ray_threads must be an integer >= 0, got {self.ray_threads!r}")
+
+
+@dataclass(frozen=True)
+class PoseCache:
+    """Poses of the tracked (dynamic) bodies, read once after each tick.
+
+    Attributes:
+        bodies: (n,) body ids. positions: (n, 3) [m]. orientations: (n, 4) xyzw quaternions.
+        velocities: (n, 3) linear velocities [m/s]. yaw: (n,) heading about Z [rad].
+    """
+
+    bodies: np.ndarray
+    positions: np.ndarray
+    orientations: np.ndarray
+    velocities: np.ndarray
+
+    @property
+    def yaw(self) -> np.ndarray:
+        x, y, z, w = self.orientations.T
+        return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+    def index(self, body: int) -> int:
+        """Row of `body` in the arrays."""
+        rows = np.flatnonzero(self.bodies == body)
+        if rows.size == 0:
+            raise WorldError(f"body {body} is not tracked by this world")
+        return int(rows[0])
+
+
+class World:
+    """One PyBullet client holding one scene.
+
+    Args:
+        scene: the level to build.
+        seed: seeds the world's `rng` (numpy Generator, PCG64).
+        settings: tick length and substeps.
+        gui: open the PyBullet GUI window (needs a display).
+        client: an existing `BulletClient` to build into instead of opening one; the world then does not
+            disconnect it on close, but removes the bodies it made.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        *,
+        seed: int = 0,
+        settings: WorldSettings | None = None,
+        gui: bool = False,
+        client=None,
+    ) -> None:
+        self.scene = scene
+        self.settings = settings if settings is not None else WorldSettings()
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.events = EventLog()
+        self._owns_client = client is None
+        self.client = new_client(gui) if client is None else client
+        self.tick = 0
+        self._tracked: list[int] = []
+        self.groups: dict[int, int] = {}
+        self._cast_shapes: dict[tuple[float, ...], int] = {}
+        self._closed = False
+        s = self.settings
+        try:
+            self.client.setGravity(0, 0, scene.gravity)
+            self.client.setPhysicsEngineParameter(
+                fixedTimeStep=s.dt, numSubSteps=s.substeps, deterministicOverlappingPairs=1
+            )
+            visuals = gui if s.visuals is None else s.visuals
+            self.static_bodies: tuple[int, ...] = build_static(self.client, scene, visuals=visuals)
+        except BaseException:
+            self._disconnect()
+            raise
+        self.groups.update({b: groups.STATIC for b in self.static_bodies})
+        self._poses = self._read_poses()
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+    def _disconnect(self) -> None:
+        if self._owns_client:
+            self.client.disconnect()
+        self._closed = True
+
+    def close(self) -> None:
+        """Disconnect the client (or remove this world's bodies from an injected client)."""
+        if self._closed:
+            return
+        if not self._owns_client:
+            for body in (*self._tracked, *self.static_bodies):
+                self.client.removeBody(body)
+        self._disconnect()
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise WorldError("this world is closed")
+
+    # -- clock -------------------------------------------------------------------------------------------
+    @property
+    def dt(self) -> float:
+        """Tick length [s]."""
+        return self.settings.dt
+
+    @property
+    def time(self) -> float:
+        """Simulated time since the world was built [s] (tick count x dt, so it never drifts)."""
+        return self.tick * self.settings.dt
+
+    def step(self, ticks: int = 1) -> None:
+        """Advance physics by `ticks` fixed ticks, then read the tracked poses once."""
+        self._check_open()
+        for _ in range(ticks):
+            self.client.stepSimulation()
+            self.tick += 1
+        self._poses = self._read_poses()
+
+    # -- bodies ------------------------------------------------------------------------------------------
+    def add_capsule(
+        self,
+        position: Iterable[float],
+        *,
+        radius: float = 0.35,
+        height: float = 1.8,
+        mass: float = 70.0,
+        yaw: float = 0.0,
+        group: int = groups.NPC,
+    ) -> int:
+        """Add an upright dynamic capsule whose feet are at `position` [m]; return its body id.
+
+        Its inertia about X and Y is huge so it does not tip over; friction-free sides slide along walls.
+        """
+        self._check_open()
+        p = np.asarray(list(position), dtype=np.float64)
+        if p.shape != (3,) or not np.isfinite(p).all():
+            raise WorldError(f"capsule position must be 3 finite numbers, got {position!r}")
+        if not (radius > 0 and height > 2 * radius and mass > 0):
+            raise WorldError(
+                f"capsule needs radius > 0, height > 2 * radius, mass > 0; got {radius}, {height}, {mass}"
+            )
+        shape = self.client.createCollisionShape(pb.GEOM_CAPSULE, radius=radius, height=height - 2 * radius)
+        body = self.client.createMultiBody(
+            mass, shape, -1, (p[0], p[1], p[2] + height / 2), pb.getQuaternionFromEuler((0, 0, yaw))
+        )
+        self.client.changeDynamics(
+            body,
+            -1,
+            localInertiaDiagonal=(_HUGE_INERTIA, _HUGE_INERTIA, 1.0),
+            lateralFriction=0.0,
+            linearDamping=0.0,
+            angularDamping=0.9,
+        )
+        self.client.setCollisionFilterGroupMask(body, -1, group, groups.ALL)
+        self.groups[body] = group
+        self._tracked.append(body)
+        self._poses = self._read_poses()
+        return body
+
+    def set_velocity(self, body: int, linear: Iterable[float], yaw_rate: float | None = None) -> None:
+        """Set a body's linear velocity [m/s] and, if given, its yaw rate [rad/s]."""
+        v = [float(x) for x in linear]
+        w = (0.0, 0.0, float(yaw_rate)) if yaw_rate is not None else None
+        if w is None:
+            self.client.resetBaseVelocity(body, linearVelocity=v)
+        else:
+            self.client.resetBaseVelocity(body, linearVelocity=v, angularVelocity=w)
+
+    @property
+    def poses(self) -> PoseCache:
+        """Poses of tracked bodies as of the end of the last tick (no PyBullet call)."""
+        return self._poses
+
+    def _read_poses(self) -> PoseCache:
+        n = len(self._tracked)
+        pos, orn, vel = np.zeros((n, 3)), np.zeros((n, 4)), np.zeros((n, 3))
+        for i, body in enumerate(self._tracked):
+            p, q = self.client.getBasePositionAndOrientation(body)
+            pos[i], orn[i] = p, q
+            vel[i] = self.client.getBaseVelocity(body)[0]
+        return PoseCache(np.asarray(self._tracked, dtype=np.int64), pos, orn, vel)
+
+    # -- queries -----------------------------------------------------------------------------------------
+    def ray_test(
+        self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None, ignore: Iterable[int] = ()
+    ) -> RayHits:
+        """Batched rays (see `scenes.raycast.ray_test`).
+
+        Args:
+            mask: collision groups the rays may hit (None: all).
+            ignore: bodies every ray of this batch passes through (e.g. the caster).
+        """
+        self._check_open()
+        skip = {b: (self.groups[b], groups.ALL) for b in ignore if b in self.groups}
+        with hidden_from_rays(self.client, skip):
+            return ray_test(
+                self.client,
+                starts,
+                ends,
+                mask=-1 if mask is None else int(mask),
+                threads=self.settings.ray_threads,
+            )
+
+    def box_cast(
+        self,
+        half_extents: Iterable[float],
+        start: Iterable[float],
+        end: Iterable[float],
+        *,
+        yaw: float = 0.0,
+        mask: int | None = None,
+        ignore: Iterable[int] = (),
+    ) -> BoxCastHit:
+        """Sweep a box (half extents [m], rotated by `yaw` [rad]) from `start` to `end` (centres, [m]).
+
+        Candidates come from one AABB query over the swept box, filtered by `mask` and `ignore`.
+        """
+        self._check_open()
+        h = np.asarray(list(half_extents), dtype=np.float64)
+        key = tuple(np.round(h, 9))
+        shape = self._cast_shapes.get(key)
+        if shape is None:
+            shape = box_shape(self.client, h)
+            self._cast_shapes[key] = shape
+        s = np.asarray(list(start), dtype=np.float64)
+        e = np.asarray(list(end), dtype=np.float64)
+        if s.shape != (3,) or e.shape != (3,) or not (np.isfinite(s).all() and np.isfinite(e).all()):
+            raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
+        reach = float(np.linalg.norm(h)) + 0.01
+        lo = np.minimum(s, e) - reach
+        hi = np.maximum(s, e) + reach
+        skip = set(ignore)
+        want = -1 if mask is None else int(mask)
+        found = self.client.getOverlappingObjects(lo.tolist(), hi.tolist()) or ()
+        candidates = sorted(
+            {b for b, _link in found if b not in skip and self.groups.get(b, groups.PROP) & want}
+        )
+        q = pb.getQuaternionFromEuler((0.0, 0.0, float(yaw)))
+        return box_cast(self.client, shape, q, s, e, candidates)
+
+    def overlap(self, lo: Iterable[float], hi: Iterable[float], *, mask: int | None = None) -> list[int]:
+        """Bodies whose AABB overlaps the box [lo, hi] [m], filtered by collision groups (sorted ids)."""
+        self._check_open()
+        want = -1 if mask is None else int(mask)
+        found = self.client.getOverlappingObjects(list(lo), list(hi)) or ()
+        return sorted({b for b, _link in found if self.groups.get(b, groups.PROP) & want})
+
+    def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) corners [m] of the AABB around all static bodies."""
+        self._check_open()
+        if not self.static_bodies:
+            raise WorldError("the world has no static geometry")
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        for body in self.static_bodies:
+            for link in range(-1, self.client.getNumJoints(body)):
+                a, b = self.client.getAABB(body, link)
+                lo, hi = np.minimum(lo, a), np.maximum(hi, b)
+        return lo, hi
+
+    def state_digest(self) -> str:
+        """sha256 of the exact bytes of every tracked pose and velocity (for determinism checks)."""
+        p = self._poses
+        h = hashlib.sha256()
+        for a in (p.bodies, p.positions, p.orientations, p.velocities):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(str(self.tick).encode())
+        return h.hexdigest()

@@ -1,0 +1,90 @@
+"""The `npc-ai` command line, run as a real process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def npc_ai(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "npc_ai", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_scenes_lists_every_builtin() -> None:
+    out = npc_ai("scenes")
+    assert out.returncode == 0, out.stderr
+    for name in ("arena", "warehouse", "compound", "monastery"):
+        assert name in out.stdout
+
+
+def test_run_steps_the_world_and_summarises() -> None:
+    out = npc_ai("run", "warehouse", "--seconds", "2", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    assert "stepped 120 ticks = 2.00 s simulated" in out.stdout
+    assert out.stdout.count("stood at") == 5  # four guards and the player
+
+
+def test_run_loads_a_movingai_map(movingai_dir: Path) -> None:
+    out = npc_ai("run", str(movingai_dir / "den312d.map"), "--seconds", "1")
+    assert out.returncode == 0, out.stderr
+    assert "scene den312d" in out.stdout
+
+
+def test_same_seed_same_digest_across_processes() -> None:
+    a = npc_ai("run", "compound", "--seconds", "1", "--seed", "5").stdout.splitlines()[-1]
+    b = npc_ai("run", "compound", "--seconds", "1", "--seed", "5").stdout.splitlines()[-1]
+    assert a == b and a.startswith("state digest")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "atlantis"], "not a built-in scene"),
+        (["run", "/no/such/file.toml"], "no such scene file"),
+        (["run", "arena", "--seconds", "nan"], "seconds must be in"),
+        (["run", "arena", "--seconds", "0"], "seconds must be in"),
+        (["run", "arena", "--seed", "-4"], "seed must be a non-negative integer"),
+        (["teleport"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_status_2(args: list[str], message: str) -> None:
+    out = npc_ai(*args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_malformed_scene_file_is_named(tmp_path: Path) -> None:
+    f = tmp_path / "broken.toml"
+    f.write_text('[scene]\nname = "b"\n[[box]]\ncenter = [0, 0, 0]\nsize = [1, -2, 1]\n')
+    out = npc_ai("run", str(f))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"npc-ai: error: {f}: box[0].size[1]: must be greater than 0, got -2"
+
+
+def test_gui_without_display_says_so_and_runs_headless() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    out = npc_ai("run", "arena", "--seconds", "0.5", "--gui", env=env)
+    assert out.returncode == 0
+    assert "--gui needs a display" in out.stderr
+    assert "stepped 30 ticks" in out.stdout
+
+
+def test_demo_runs() -> None:
+    out = npc_ai("demo", "--seconds", "1")
+    assert out.returncode == 0, out.stderr
+    assert "npc-ai demo" in out.stdout

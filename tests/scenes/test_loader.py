@@ -1,0 +1,222 @@
+"""The scene loader: valid files, every class of bad input, and fuzzed malformed scenes."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scenes import BUILTIN_SCENES, SceneError, load_builtin, load_scene, parse_scene
+from scenes.loader import scene_from_dict
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+MINIMAL = '[scene]\nname = "t"\n'
+
+
+def test_builtin_scenes_parse_with_spawns_and_navmesh_settings() -> None:
+    for name in BUILTIN_SCENES:
+        scene = load_builtin(name)
+        assert scene.name == name
+        assert len(scene.npcs) >= 2
+        assert scene.player is not None
+        assert scene.navmesh.agent_radius > 0
+        assert len(scene.content_hash) == 64
+
+
+def test_box_size_and_half_extents_are_equivalent() -> None:
+    a = parse_scene(MINIMAL + "[[box]]\ncenter = [0, 0, 1]\nsize = [2, 4, 2]\n")
+    b = parse_scene(MINIMAL + "[[box]]\ncenter = [0, 0, 1]\nhalf_extents = [1, 2, 1]\n")
+    assert a.boxes[0].half_extents == b.boxes[0].half_extents == (1.0, 2.0, 1.0)
+
+
+def test_relative_mesh_path_resolves_against_the_scene_file(tmp_path: Path) -> None:
+    (tmp_path / "rock.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    f = tmp_path / "s.toml"
+    f.write_text(MINIMAL + '[[mesh]]\npath = "rock.obj"\nscale = 2.0\n')
+    scene = load_scene(f)
+    assert scene.assets[0].path == (tmp_path / "rock.obj").resolve()
+    assert scene.assets[0].scale == 2.0
+
+
+def test_pybullet_data_prefix_finds_the_monastery() -> None:
+    scene = load_builtin("monastery")
+    assert scene.assets[0].path.name == "samurai.urdf"
+    assert scene.assets[0].path.is_file()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[scene\n", r"malformed TOML"),
+        ('[scene]\nname = "t"\nbogus = 1\n', r"scene\.bogus: unknown key"),
+        ('[scene]\nname = "t"\n[wat]\n', r"wat: unknown key"),
+        ("[floor]\nsize = [1, 1]\n", r"scene: is required but missing"),
+        ('[scene]\nname = ""\n', r"scene\.name: must not be empty"),
+        ("[scene]\nname = 3\n", r"scene\.name: must be a string"),
+        (MINIMAL + "[floor]\nsize = [10, -1]\n", r"floor\.size\[1\]: must be greater than 0"),
+        (MINIMAL + "[floor]\nsize = [10, 0]\n", r"floor\.size\[1\]: must be greater than 0"),
+        (MINIMAL + "[floor]\nsize = [10, nan]\n", r"floor\.size\[1\]: must be a finite number"),
+        (MINIMAL + "[floor]\nsize = [10, inf]\n", r"floor\.size\[1\]: must be a finite number"),
+        (MINIMAL + '[floor]\nsize = [10, "a"]\n', r"floor\.size\[1\]: must be a number, got str"),
+        (MINIMAL + "[floor]\nsize = [10]\n", r"floor\.size: must be a list of 2 numbers"),
+        (MINIMAL + "[floor]\nsize = [true, 1]\n", r"floor\.size\[0\]: must be a number, got bool"),
+        (MINIMAL + "[[box]]\ncenter = [0, 0, 0]\n", r"box\[0\]: give exactly one of"),
+        (MINIMAL + "[[box]]\ncenter = [0,0,0]\nsize = [1,1,1]\nhalf_extents = [1,1,1]\n", r"exactly one"),
+        (
+            MINIMAL + "[[box]]\ncenter = [0,0,0]\nsize = [1,1,1]\n[[box]]\ncenter = [0,0]\nsize = [1,1,1]\n",
+            r"box\[1\]\.center: must be a list of 3 numbers",
+        ),
+        (
+            MINIMAL + "[[box]]\ncenter = [0,0,0]\nsize = [1,1,1]\ncolour = [1,0,0]\n",
+            r"box\[0\]\.colour: unknown",
+        ),
+        (MINIMAL + "[[box]]\ncenter = [0,0,0]\nsize = [1,1,1]\ncolor = [2,0,0]\n", r"box\[0\]\.color"),
+        ("box = 3\n" + MINIMAL, r"box: must be an array of tables"),
+        (MINIMAL + "[[ramp]]\nstart = [0,0,0]\nend = [0,0,2]\nwidth = 2\n", r"ramp\[0\]: .*horizontally"),
+        (MINIMAL + "[[ramp]]\nstart = [0,0,0]\nend = [3,0,2]\n", r"ramp\[0\]\.width: is required"),
+        (
+            MINIMAL + "[[stairs]]\nstart = [0,0,0]\nsteps = 0\nrise = 0.2\nrun = 0.3\nwidth = 1\n",
+            r"stairs\[0\]\.steps: must be at least 1",
+        ),
+        (
+            MINIMAL + "[[stairs]]\nstart = [0,0,0]\nsteps = 2.5\nrise = 0.2\nrun = 0.3\nwidth = 1\n",
+            r"stairs\[0\]\.steps: must be an integer",
+        ),
+        (
+            MINIMAL + "[[platform]]\ncenter = [0,0]\nsize = [1,1]\nheight = 2\nlegs = 1\n",
+            r"platform\[0\]\.legs: must be true or false",
+        ),
+        (MINIMAL + '[[mesh]]\npath = "nope.obj"\n', r"mesh\[0\]\.path: relative path"),
+        (MINIMAL + '[[urdf]]\npath = "/definitely/not/here.urdf"\n', r"urdf\[0\]\.path: file does not exist"),
+        (MINIMAL + '[[urdf]]\npath = "pybullet_data:plane.obj"\n', r"urdf\[0\]\.path: a urdf must be"),
+        (MINIMAL + "[[npc]]\nyaw_deg = 3\n", r"npc\[0\]\.position: is required"),
+        (MINIMAL + "[[npc]]\nposition = [0,0,0]\npatrol = [[0,0]]\n", r"npc\[0\]\.patrol\[0\]"),
+        (MINIMAL + "[player]\nposition = [0,0,0]\nroute = 5\n", r"player\.route: must be a list"),
+        (MINIMAL + "[navmesh]\nagent_radius = -0.1\n", r"navmesh\.agent_radius: must be at least 0"),
+        (MINIMAL + "[navmesh]\ncell_size = 0\n", r"navmesh\.cell_size: must be greater than 0"),
+        (MINIMAL + "[navmesh]\nmax_slope_deg = 90\n", r"navmesh\.max_slope_deg: must be below 90"),
+        (MINIMAL + "[navmesh]\nradius = 1\n", r"navmesh\.radius: unknown key"),
+    ],
+)
+def test_bad_scene_text_names_the_key_and_the_problem(text: str, message: str) -> None:
+    with pytest.raises(SceneError, match=message) as info:
+        parse_scene(text, source="bad.toml")
+    assert str(info.value).startswith("bad.toml")
+
+
+def test_missing_file_and_unknown_builtin() -> None:
+    with pytest.raises(SceneError, match=r"no such scene file"):
+        load_scene("/no/such/scene.toml")
+    with pytest.raises(SceneError, match=r"not a built-in scene"):
+        load_scene("atlantis")
+
+
+def test_mesh_that_does_not_exist_is_named_with_its_resolved_path(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(MINIMAL + '[[mesh]]\npath = "meshes/gone.obj"\n')
+    with pytest.raises(
+        SceneError, match=r"s\.toml: mesh\[0\]\.path: file does not exist: .*meshes/gone\.obj"
+    ):
+        load_scene(f)
+
+
+def test_non_utf8_file_is_a_scene_error(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(SceneError, match=r"cannot read the file|malformed TOML"):
+        load_scene(f)
+
+
+# --- property-based: malformed documents never escape as anything but SceneError ----------------------
+_scalars = st.one_of(
+    st.integers(-5, 5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=5),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=4),
+    st.lists(st.integers(-3, 3), max_size=4),
+)
+_keys = st.sampled_from(
+    [
+        "center",
+        "size",
+        "half_extents",
+        "yaw_deg",
+        "start",
+        "end",
+        "width",
+        "steps",
+        "rise",
+        "run",
+        "height",
+        "position",
+        "patrol",
+        "route",
+        "path",
+        "agent_radius",
+        "cell_size",
+        "name",
+        "legs",
+        "color",
+        "zzz",
+    ]
+)
+_tables = st.dictionaries(_keys, _scalars, max_size=5)
+_documents = st.fixed_dictionaries(
+    {
+        "scene": st.one_of(
+            st.just({"name": "fuzz"}),
+            st.dictionaries(st.sampled_from(["name", "gravity", "x"]), _scalars, max_size=2),
+        )
+    },
+    optional={
+        "floor": _tables,
+        "box": st.lists(_tables, max_size=3),
+        "ramp": st.lists(_tables, max_size=2),
+        "stairs": st.lists(_tables, max_size=2),
+        "platform": st.lists(_tables, max_size=2),
+        "npc": st.lists(_tables, max_size=2),
+        "player": _tables,
+        "navmesh": _tables,
+        "mesh": st.lists(_tables, max_size=1),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_documents)
+def test_fuzzed_documents_load_or_raise_scene_error(doc: dict) -> None:
+    try:
+        scene = scene_from_dict(doc, source="fuzz.toml")
+    except SceneError as exc:
+        assert str(exc).startswith("fuzz.toml")
+        return
+    # Whatever loads is fully valid: finite, positive sizes.
+    for box in scene.boxes:
+        assert all(h > 0 and math.isfinite(h) for h in box.half_extents)
+    if scene.floor is not None:
+        assert all(s > 0 for s in scene.floor.size)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_random_text_loads_or_raises_scene_error(text: str) -> None:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        with pytest.raises(SceneError, match="malformed TOML"):
+            parse_scene(text, source="x.toml")
+        return
+    except Exception:  # tomllib may refuse odd text in other ways; only the loader's behaviour matters
+        return
+    with contextlib.suppress(SceneError):
+        parse_scene(text, source="x.toml")
