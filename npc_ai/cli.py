@@ -143,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("npc-ai: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`npc-ai scenes | head -1`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
