@@ -1,0 +1,93 @@
+"""Root-motion animation from real motion capture: clips, loaders, root motion, contacts, blend space,
+animator and foot-skate metrics. World Z-up, metres, seconds, radians; character frame x forward, y left,
+z up; quaternions xyzw.
+"""
+
+from .animator import ActionState, Animator, AnimatorSettings, AnimState, LocomotionState, Transition
+from .blend_space import BlendResult, BlendSpace1D
+from .bvh import load_bvh, parse_bvh
+from .clip import Clip, ClipSample, Pose, blend_poses, compose_world
+from .contacts import ContactSettings, FootContacts, detect_contacts
+from .deepmimic import URDF_SCALE, builtin_motion_path, load_deepmimic, load_urdf_skeleton, parse_deepmimic
+from .errors import AnimationError, ClipFormatError, SettingsError
+from .library import BUILTIN_NAMES, clip_info, load_clip, plot_clip
+from .locomotion import (
+    Gait,
+    GaitSettings,
+    LocomotionClip,
+    LocomotionSet,
+    default_locomotion_set,
+    hold_pose,
+    make_locomotion_clip,
+    select_gait,
+)
+from .metrics import (
+    SkateMetrics,
+    clip_feet_world,
+    clip_root_trajectory,
+    contact_foot_speed,
+    foot_skate_ratio,
+    skate_metrics,
+)
+from .root_motion import (
+    RootMotion,
+    extract_root_motion,
+    has_root_motion,
+    integrate_root_motion,
+    root_motion_deltas,
+)
+from .skeleton import Skeleton, forward_kinematics
+
+__all__ = [
+    "BUILTIN_NAMES",
+    "URDF_SCALE",
+    "ActionState",
+    "AnimState",
+    "AnimationError",
+    "Animator",
+    "AnimatorSettings",
+    "BlendResult",
+    "BlendSpace1D",
+    "Clip",
+    "ClipFormatError",
+    "ClipSample",
+    "ContactSettings",
+    "FootContacts",
+    "Gait",
+    "GaitSettings",
+    "LocomotionClip",
+    "LocomotionSet",
+    "LocomotionState",
+    "Pose",
+    "RootMotion",
+    "SettingsError",
+    "SkateMetrics",
+    "Skeleton",
+    "Transition",
+    "blend_poses",
+    "builtin_motion_path",
+    "clip_feet_world",
+    "clip_info",
+    "clip_root_trajectory",
+    "compose_world",
+    "contact_foot_speed",
+    "default_locomotion_set",
+    "detect_contacts",
+    "extract_root_motion",
+    "foot_skate_ratio",
+    "forward_kinematics",
+    "has_root_motion",
+    "hold_pose",
+    "integrate_root_motion",
+    "load_bvh",
+    "load_clip",
+    "load_deepmimic",
+    "load_urdf_skeleton",
+    "make_locomotion_clip",
+    "parse_bvh",
+    "parse_deepmimic",
+    "plot_clip",
+    "root_motion_deltas",
+    "select_gait",
+    "skate_metrics",
+]

@@ -1,0 +1,298 @@
+"""The animator: a small state machine (locomotion + one-shot actions such as jump / land) with
+cross-fades, a speed input and per-tick root-motion output.
+
+Each state has ``enter``, ``update -> next state name or None`` and ``exit`` hooks and an
+``interruptible`` flag; the animator records every transition. Cross-fades blend the outgoing and incoming
+states' poses and root motion linearly over the fade time. Inside locomotion, a gait change (chosen with
+hysteresis) cross-fades the blend-space weights over the gait's fade time (idle<->walk 0.3 s, walk<->run
+0.25 s, run<->sprint 0.2 s). Output frame: the character frame (x forward, y left, z up), metres, radians.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .blend_space import BlendSpace1D
+from .clip import Clip, Pose, blend_poses
+from .errors import AnimationError, SettingsError
+from .locomotion import Gait, GaitSettings, LocomotionSet, default_locomotion_set, select_gait
+from .root_motion import RootMotion, root_motion_deltas
+from .skeleton import Skeleton, forward_kinematics
+
+_GAIT_LEVEL = {Gait.IDLE: 0, Gait.WALK: 1, Gait.RUN: 2, Gait.SPRINT: 3}
+
+
+@dataclass(frozen=True)
+class AnimatorSettings:
+    """Animator settings.
+
+    Attributes:
+        fade_idle_walk_s / fade_walk_run_s / fade_run_sprint_s: Gait cross-fade times [s, >= 0].
+        fade_action_s: Cross-fade into and out of action states [s, >= 0].
+        speed_smoothing_s: Time constant of the speed input's low-pass filter [s, >= 0; 0 = none].
+        max_play_rate: Play-rate cap of the blend space [>= 1].
+        gait: Gait thresholds with hysteresis.
+    """
+
+    fade_idle_walk_s: float = 0.3
+    fade_walk_run_s: float = 0.25
+    fade_run_sprint_s: float = 0.2
+    fade_action_s: float = 0.2
+    speed_smoothing_s: float = 0.0
+    max_play_rate: float = 3.0
+    gait: GaitSettings = field(default_factory=GaitSettings)
+
+    def __post_init__(self) -> None:
+        for name in (
+            "fade_idle_walk_s",
+            "fade_walk_run_s",
+            "fade_run_sprint_s",
+            "fade_action_s",
+            "speed_smoothing_s",
+        ):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise SettingsError(f"{name} must be a non-negative number of seconds, got {value!r}")
+        if not (math.isfinite(self.max_play_rate) and self.max_play_rate >= 1):
+            raise SettingsError(f"max_play_rate must be a number >= 1, got {self.max_play_rate!r}")
+
+    def gait_fade(self, a: Gait, b: Gait) -> float:
+        """Fade time [s] between two gaits: the longest fade among the gait boundaries crossed."""
+        fades = (self.fade_idle_walk_s, self.fade_walk_run_s, self.fade_run_sprint_s)
+        lo, hi = sorted((_GAIT_LEVEL[a], _GAIT_LEVEL[b]))
+        return max(fades[lo:hi], default=0.0)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A recorded state or gait change at animator time ``time_s`` [s]."""
+
+    time_s: float
+    source: str
+    target: str
+    kind: str  # "state" or "gait"
+
+
+@dataclass(frozen=True)
+class _Tick:
+    pose: Pose
+    delta_local: np.ndarray
+    delta_yaw: float
+
+
+class AnimState:
+    """Base state: override the hooks. ``tick`` returns this tick's pose and root motion."""
+
+    name = "state"
+    interruptible = True
+
+    def enter(self, animator: Animator) -> None:
+        pass
+
+    def update(self, animator: Animator, dt: float) -> str | None:
+        return None
+
+    def exit(self, animator: Animator) -> None:
+        pass
+
+    def tick(self, animator: Animator, dt: float) -> _Tick:
+        raise NotImplementedError
+
+
+class LocomotionState(AnimState):
+    """Speed-driven blend of idle / walk / run / sprint with gait cross-fades."""
+
+    name = "locomotion"
+    interruptible = True
+
+    def __init__(self, blend: BlendSpace1D) -> None:
+        self.blend = blend
+        self.phase = 0.0
+        self.free_time = 0.0
+        self.gait = Gait.IDLE
+        self.weights = blend.weights(0.0)
+        self._fade_from: np.ndarray | None = None
+        self._fade_time = 0.0
+        self._fade_elapsed = 0.0
+        self.play_rate = 1.0
+
+    def tick(self, animator: Animator, dt: float) -> _Tick:
+        speed = animator.smoothed_speed
+        new_gait = select_gait(speed, self.gait, animator.settings.gait)
+        if new_gait != self.gait:
+            animator._record(self.gait.value, new_gait.value, "gait")
+            self._fade_from = self.weights.copy()
+            self._fade_time = animator.settings.gait_fade(self.gait, new_gait)
+            self._fade_elapsed = 0.0
+            self.gait = new_gait
+        target = self.blend.weights(speed)
+        if self._fade_from is not None:
+            self._fade_elapsed += dt
+            a = 1.0 if self._fade_time <= 0 else min(1.0, self._fade_elapsed / self._fade_time)
+            target = (1.0 - a) * self._fade_from + a * target
+            if a >= 1.0:
+                self._fade_from = None
+        self.weights = target
+        self.free_time += dt
+        result = self.blend.step(self.phase, dt, speed, weights=target, free_time=self.free_time)
+        self.phase = result.phase
+        self.play_rate = result.play_rate
+        return _Tick(result.pose, result.delta_local, result.delta_yaw)
+
+
+class ActionState(AnimState):
+    """A one-shot clip (jump, land, ...) with its own root motion; returns to ``exit_to`` when done."""
+
+    def __init__(
+        self, name: str, clip: Clip, interruptible: bool = False, exit_to: str = "locomotion"
+    ) -> None:
+        self.name = name
+        self.clip = clip.replace(loop=False)
+        self.interruptible = interruptible
+        self.exit_to = exit_to
+        self.time = 0.0
+
+    def enter(self, animator: Animator) -> None:
+        self.time = 0.0
+
+    def update(self, animator: Animator, dt: float) -> str | None:
+        fade = animator.settings.fade_action_s
+        return self.exit_to if self.time >= self.clip.duration - fade else None
+
+    def tick(self, animator: Animator, dt: float) -> _Tick:
+        d, y = root_motion_deltas(self.clip, self.time, self.time + dt)
+        self.time += dt
+        return _Tick(self.clip.sample(self.time).pose, d, float(y))
+
+
+class Animator:
+    """Drives a skeleton from a speed input; ``advance(dt)`` yields the tick's root motion.
+
+    Args:
+        locomotion: The locomotion clips (default: the built-in DeepMimic set).
+        settings: Fade times, speed smoothing, play-rate cap, gait thresholds.
+        actions: Extra one-shot states by name, e.g. ``{"jump": ActionState("jump", load_clip("jump"))}``.
+    """
+
+    def __init__(
+        self,
+        locomotion: LocomotionSet | None = None,
+        settings: AnimatorSettings | None = None,
+        actions: dict[str, AnimState] | None = None,
+    ) -> None:
+        self.settings = settings or AnimatorSettings()
+        self.locomotion_set = locomotion or default_locomotion_set()
+        self.skeleton: Skeleton = self.locomotion_set.walk.clip.skeleton
+        self.feet = self.locomotion_set.walk.clip.feet
+        blend = BlendSpace1D(self.locomotion_set.samples, self.settings.max_play_rate)
+        self.states: dict[str, AnimState] = {"locomotion": LocomotionState(blend)}
+        for name, state in (actions or {}).items():
+            if name in self.states:
+                raise SettingsError(f"state name {name!r} is taken")
+            self.states[name] = state
+        self.time = 0.0
+        self.transitions: list[Transition] = []
+        self.speed = 0.0
+        self.smoothed_speed = 0.0
+        self._state = self.states["locomotion"]
+        self._fade_out: AnimState | None = None
+        self._fade_elapsed = 0.0
+        self._fade_time = 0.0
+        self._state.enter(self)
+        first = self._state.tick(self, 0.0)
+        self.pose: Pose = first.pose
+
+    # ------------------------------------------------------------------ inputs
+    def set_speed(self, speed: float) -> None:
+        """Requested ground speed [m/s, >= 0] (clamp diagonal input to length 1 before scaling)."""
+        if not (math.isfinite(speed) and speed >= 0):
+            raise SettingsError(f"speed must be a non-negative number of m/s, got {speed!r}")
+        self.speed = float(speed)
+
+    def trigger(self, name: str) -> bool:
+        """Request state ``name``; False if the current state is not interruptible. Unknown states raise."""
+        if name not in self.states:
+            raise AnimationError(f"no animator state {name!r}; states are {', '.join(self.states)}")
+        if name == self._state.name:
+            return False
+        if not self._state.interruptible:
+            return False
+        self._switch(name)
+        return True
+
+    # ------------------------------------------------------------------ outputs
+    @property
+    def state(self) -> str:
+        return self._state.name
+
+    @property
+    def gait(self) -> Gait:
+        return self.states["locomotion"].gait  # type: ignore[attr-defined]
+
+    @property
+    def phase(self) -> float:
+        return self.states["locomotion"].phase  # type: ignore[attr-defined]
+
+    def joint_positions(self) -> np.ndarray:
+        """(J, 3) joint positions of the current pose in the character frame (origin on the floor under
+        the root, x forward, y left, z up) [m]."""
+        return forward_kinematics(self.skeleton, self.pose.root_offset, self.pose.rotations)[0]
+
+    def foot_positions(self) -> np.ndarray:
+        """(2, 3) (left, right) foot positions in the character frame [m]."""
+        return self.joint_positions()[[self.skeleton.index(f) for f in self.feet]]
+
+    # ------------------------------------------------------------------ the tick
+    def advance(self, dt: float) -> RootMotion:
+        """Advance by ``dt`` [s]: smooth the speed, run state hooks and fades, return the root motion."""
+        if not (math.isfinite(dt) and dt > 0):
+            raise SettingsError(f"dt must be a positive number of seconds, got {dt!r}")
+        tau = self.settings.speed_smoothing_s
+        a = 1.0 if tau <= 0 else min(1.0, dt / tau)
+        self.smoothed_speed += a * (self.speed - self.smoothed_speed)
+        self.time += dt
+        nxt = self._state.update(self, dt)
+        if nxt is not None:
+            if nxt not in self.states:
+                raise AnimationError(f"state {self._state.name!r} asked for unknown state {nxt!r}")
+            self._switch(nxt)
+        out = self._state.tick(self, dt)
+        if self._fade_out is not None:
+            old = self._fade_out.tick(self, dt)
+            self._fade_elapsed += dt
+            w = 1.0 if self._fade_time <= 0 else min(1.0, self._fade_elapsed / self._fade_time)
+            out = _Tick(
+                blend_poses([old.pose, out.pose], np.array([1.0 - w, w])),
+                (1.0 - w) * old.delta_local + w * out.delta_local,
+                (1.0 - w) * old.delta_yaw + w * out.delta_yaw,
+            )
+            if w >= 1.0:
+                self._fade_out = None
+        self.pose = out.pose
+        loco = self.states["locomotion"]
+        return RootMotion(
+            delta_local=np.asarray(out.delta_local, dtype=float),
+            delta_yaw=float(out.delta_yaw),
+            dt=dt,
+            phase=loco.phase,  # type: ignore[attr-defined]
+            play_rate=loco.play_rate,  # type: ignore[attr-defined]
+            state=self._state.name,
+            gait=self.gait.value,
+            weights=tuple(float(w) for w in loco.weights),  # type: ignore[attr-defined]
+        )
+
+    def _switch(self, name: str) -> None:
+        old = self._state
+        old.exit(self)
+        self._record(old.name, name, "state")
+        self._fade_out = old
+        self._fade_elapsed = 0.0
+        self._fade_time = self.settings.fade_action_s
+        self._state = self.states[name]
+        self._state.enter(self)
+
+    def _record(self, source: str, target: str, kind: str) -> None:
+        self.transitions.append(Transition(round(self.time, 9), source, target, kind))

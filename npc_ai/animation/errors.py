@@ -1,0 +1,21 @@
+"""Typed errors raised by the animation package."""
+
+from __future__ import annotations
+
+
+class AnimationError(Exception):
+    """Base class for every error raised by ``npc_ai.animation``."""
+
+
+class ClipFormatError(AnimationError, ValueError):
+    """A motion file is malformed or truncated; the message names the file and the line or frame."""
+
+    def __init__(self, source: str, where: str, problem: str) -> None:
+        self.source = source
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{source}: {where}: {problem}")
+
+
+class SettingsError(AnimationError, ValueError):
+    """A settings dataclass or function argument has an invalid value."""

@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+from npc_ai.animation import BlendSpace1D, SettingsError, default_locomotion_set
+
+
+@pytest.fixture(scope="module")
+def blend():
+    return BlendSpace1D(default_locomotion_set().samples, max_play_rate=3.0)
+
+
+def test_weights_interpolate_neighbours(blend):
+    assert np.allclose(blend.weights(0.0), [1, 0, 0, 0])
+    assert np.allclose(blend.weights(blend.samples[1].speed), [0, 1, 0, 0])
+    w = blend.weights(0.5 * (blend.samples[1].speed + blend.samples[2].speed))
+    assert np.allclose(w, [0, 0.5, 0.5, 0])
+    assert np.allclose(blend.weights(9.0), [0, 0, 0, 1])
+
+
+@pytest.mark.parametrize("speed", [0.3, 0.98, 2.0, 3.56, 5.0, 6.0, 9.0])
+def test_root_speed_follows_request(blend, speed):
+    r = blend.step(0.1, 1 / 60, speed)
+    assert np.linalg.norm(r.delta_local[:2]) * 60 == pytest.approx(speed, rel=1e-3)
+
+
+def test_play_rate_capped_beyond_last_sample(blend):
+    w = blend.weights(30.0)
+    assert blend.play_rate(9.0, w) == pytest.approx(1.5)
+    assert blend.play_rate(30.0, w) == 3.0
+    assert blend.play_rate(6.0, w) == pytest.approx(1.0)
+
+
+def test_blended_cycle_duration(blend):
+    w = np.array([0, 0.5, 0.5, 0])
+    assert blend.cycle_duration(w) == pytest.approx(0.5 * (1.2666 + 0.8), rel=1e-3)
+    assert blend.cycle_duration(np.array([1.0, 0, 0, 0])) is None
+
+
+def test_bad_samples():
+    loco = default_locomotion_set()
+    with pytest.raises(SettingsError):
+        BlendSpace1D([loco.run, loco.walk])

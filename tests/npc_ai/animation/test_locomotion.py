@@ -1,0 +1,47 @@
+import pytest
+
+from npc_ai.animation import Gait, GaitSettings, SettingsError, default_locomotion_set, select_gait
+
+
+@pytest.fixture(scope="module")
+def loco():
+    return default_locomotion_set()
+
+
+def test_locomotion_set_speeds(loco):
+    assert [round(s.speed, 2) for s in loco.samples] == [0.0, 0.98, 3.56, 6.0]
+    assert not loco.idle.cycle and loco.walk.cycle and loco.sprint.cycle
+    assert loco.sprint.clip.duration == pytest.approx(0.8 * 3.557 / 6.0, rel=1e-3)
+
+
+def test_all_cycles_start_with_left_foot_down(loco):
+    from npc_ai.animation import detect_contacts
+
+    for s in (loco.walk, loco.run, loco.sprint):
+        contacts = detect_contacts(s.clip)
+        left = (contacts.down_phases(0) - s.phase_offset) % 1.0
+        right = (contacts.down_phases(1) - s.phase_offset) % 1.0
+        assert min(left.min(), 1 - left.max()) < 1e-9
+        assert right[0] == pytest.approx(0.5, abs=0.05)
+
+
+def test_gait_hysteresis():
+    g = Gait.WALK
+    g = select_gait(3.4, g)
+    assert g is Gait.WALK
+    g = select_gait(3.6, g)
+    assert g is Gait.RUN
+    assert select_gait(3.3, g) is Gait.RUN  # inside the 3.2..3.5 band: stays
+    assert select_gait(3.1, g) is Gait.WALK
+    assert select_gait(5.6, Gait.RUN) is Gait.SPRINT
+    assert select_gait(5.3, Gait.SPRINT) is Gait.SPRINT
+    assert select_gait(5.1, Gait.SPRINT) is Gait.RUN
+    assert select_gait(6.0, Gait.IDLE) is Gait.SPRINT
+    assert select_gait(0.0, Gait.SPRINT) is Gait.IDLE
+
+
+def test_gait_settings_validated():
+    with pytest.raises(SettingsError, match="run_down"):
+        GaitSettings(run_up=3.0, run_down=3.2)
+    with pytest.raises(SettingsError):
+        GaitSettings(walk_up=float("nan"))
