@@ -6,10 +6,12 @@ z up; quaternions xyzw.
 from .animator import ActionState, Animator, AnimatorSettings, AnimState, LocomotionState, Transition
 from .blend_space import BlendResult, BlendSpace1D
 from .bvh import load_bvh, parse_bvh
+from .cleanup import CleanupSettings, clean_clip, lock_feet, two_bone_ik
 from .clip import Clip, ClipSample, Pose, blend_poses, compose_world
 from .contacts import ContactSettings, FootContacts, detect_contacts
 from .deepmimic import URDF_SCALE, builtin_motion_path, load_deepmimic, load_urdf_skeleton, parse_deepmimic
 from .errors import AnimationError, ClipFormatError, SettingsError
+from .feet import CONTACT_POINT_MODELS, ContactPoint, contact_points_world, foot_contact_points, leg_chain
 from .library import BUILTIN_NAMES, clip_info, load_clip, plot_clip
 from .locomotion import (
     Gait,
@@ -25,6 +27,7 @@ from .metrics import (
     SkateMetrics,
     clip_feet_world,
     clip_root_trajectory,
+    clip_skate_metrics,
     contact_foot_speed,
     foot_skate_ratio,
     skate_metrics,
@@ -40,6 +43,7 @@ from .skeleton import Skeleton, forward_kinematics
 
 __all__ = [
     "BUILTIN_NAMES",
+    "CONTACT_POINT_MODELS",
     "URDF_SCALE",
     "ActionState",
     "AnimState",
@@ -48,9 +52,11 @@ __all__ = [
     "AnimatorSettings",
     "BlendResult",
     "BlendSpace1D",
+    "CleanupSettings",
     "Clip",
     "ClipFormatError",
     "ClipSample",
+    "ContactPoint",
     "ContactSettings",
     "FootContacts",
     "Gait",
@@ -66,23 +72,29 @@ __all__ = [
     "Transition",
     "blend_poses",
     "builtin_motion_path",
+    "clean_clip",
     "clip_feet_world",
     "clip_info",
     "clip_root_trajectory",
+    "clip_skate_metrics",
     "compose_world",
     "contact_foot_speed",
+    "contact_points_world",
     "default_locomotion_set",
     "detect_contacts",
     "extract_root_motion",
+    "foot_contact_points",
     "foot_skate_ratio",
     "forward_kinematics",
     "has_root_motion",
     "hold_pose",
     "integrate_root_motion",
+    "leg_chain",
     "load_bvh",
     "load_clip",
     "load_deepmimic",
     "load_urdf_skeleton",
+    "lock_feet",
     "make_locomotion_clip",
     "parse_bvh",
     "parse_deepmimic",
@@ -90,4 +102,5 @@ __all__ = [
     "root_motion_deltas",
     "select_gait",
     "skate_metrics",
+    "two_bone_ik",
 ]

@@ -34,8 +34,12 @@ BUILTIN_NAMES = (
 )
 
 
-@lru_cache(maxsize=32)
-def _builtin(name: str) -> Clip:
+@lru_cache(maxsize=64)
+def _builtin(name: str, clean: bool = False) -> Clip:
+    if clean:
+        from .cleanup import clean_clip
+
+        return clean_clip(_builtin(name))
     if name == "idle":
         from .locomotion import hold_pose
 
@@ -44,17 +48,26 @@ def _builtin(name: str) -> Clip:
     return load_deepmimic(builtin_motion_path(name), name=name)
 
 
-def load_clip(name_or_path: str | Path) -> Clip:
+def load_clip(name_or_path: str | Path, clean: bool = False) -> Clip:
     """A clip by built-in name ('idle', 'walk', 'run', ... from pybullet_data) or from a DeepMimic .txt
-    or .bvh file path. Raises AnimationError for unknown names, ClipFormatError for malformed files."""
+    or .bvh file path. ``clean=True`` applies the cleanup step (``cleanup.clean_clip``: foot locking with
+    two-bone IK); the default returns the raw capture. Raises AnimationError for unknown names,
+    ClipFormatError for malformed files."""
     text = str(name_or_path)
     if text in BUILTIN_NAMES:
-        return _builtin(text)
+        return _builtin(text, bool(clean))
     path = Path(text)
+    clip = None
     if path.suffix.lower() == ".bvh":
-        return load_bvh(path)
-    if path.suffix.lower() in (".txt", ".json"):
-        return load_deepmimic(path)
+        clip = load_bvh(path)
+    elif path.suffix.lower() in (".txt", ".json"):
+        clip = load_deepmimic(path)
+    if clip is not None:
+        if clean:
+            from .cleanup import clean_clip
+
+            clip = clean_clip(clip)
+        return clip
     raise AnimationError(
         f"unknown clip {text!r}: use one of {', '.join(BUILTIN_NAMES)} or a .txt / .bvh path"
     )

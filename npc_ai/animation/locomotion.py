@@ -8,6 +8,11 @@ Speeds in m/s. Clips come from pybullet_data's DeepMimic motions (real motion ca
       DeepMimic set where the actor stands still upright: both ankles within 1 mm of their lowest
       heights in that clip, root 0.87 m high; the walk and run never stand still. A held pose has no
       root motion (``has_root_motion`` is False) so callers use code-driven velocity for it.
+
+Cleanup: by default the walk and run (and so the sprint) are cleaned with ``cleanup.clean_clip`` (foot
+locking with two-bone IK: the planted foot is held at its plant point, which removes the walk's mirror-seam
+snap and the run's landing slide); ``default_locomotion_set(clean=False)`` builds the set from the raw
+captures. Root tracks are unchanged by the cleanup, so speeds and phases are the same either way.
 """
 
 from __future__ import annotations
@@ -173,11 +178,12 @@ class LocomotionSet:
         return self.sprint.speed
 
 
-def default_locomotion_set(sprint_speed: float = 6.0) -> LocomotionSet:
-    """The built-in set from pybullet_data (see the module docstring)."""
+def default_locomotion_set(sprint_speed: float = 6.0, clean: bool = True) -> LocomotionSet:
+    """The built-in set from pybullet_data (see the module docstring); ``clean`` selects the cleaned
+    (default) or the raw walk and run."""
     from .library import load_clip
 
-    run = load_clip("run")
+    run = load_clip("run", clean=clean)
     if not (math.isfinite(sprint_speed) and sprint_speed > run.root_speed()):
         raise SettingsError(
             f"sprint speed must exceed the run's {run.root_speed():.2f} m/s, got {sprint_speed!r}"
@@ -186,7 +192,7 @@ def default_locomotion_set(sprint_speed: float = 6.0) -> LocomotionSet:
     run_sample = make_locomotion_clip(run)
     return LocomotionSet(
         idle=make_locomotion_clip(load_clip("idle")),
-        walk=make_locomotion_clip(load_clip("walk")),
+        walk=make_locomotion_clip(load_clip("walk", clean=clean)),
         run=run_sample,
         sprint=make_locomotion_clip(sprint, phase_offset=run_sample.phase_offset),
     )

@@ -6,6 +6,10 @@ and its horizontal speed from t to t + 1 exceeds ``speed_threshold_mps`` (0.5 m/
 the fraction of frame steps in which any foot skates. By default the speed is NOT averaged over 5 frames
 (``speed_window=1``): the per-step speed is the stricter choice and the one that responds to a root
 driven too fast; pass ``speed_window=5`` for the centred 5-frame average some papers also report.
+
+Measured point: ``clip_feet_world(..., contact_points="joint")`` (default, unchanged) scores the clip's
+foot joints; ``contact_points="sole"`` scores heel and toe points of each foot (``feet``), each with its own
+lowest height. ``clip_skate_metrics`` runs the whole own-root vs scaled-root measurement for a clip.
 """
 
 from __future__ import annotations
@@ -99,14 +103,19 @@ def contact_foot_speed(
     return skate_metrics(foot_positions, dt, height_threshold_m, 0.5, speed_window).contact_speed_mps
 
 
-def clip_feet_world(clip: Clip, times: np.ndarray, positions: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+def clip_feet_world(
+    clip: Clip, times: np.ndarray, positions: np.ndarray, yaw: np.ndarray, contact_points: str = "joint"
+) -> np.ndarray:
     """World foot positions of ``clip`` posed at ``times`` [s] along any root trajectory.
 
     Args:
         times: (T,) clip times [s]. positions: (T, 3) character frame origins in the world [m].
         yaw: (T,) facing yaw [rad].
+        contact_points: 'joint' (default: the clip's foot joints) or 'sole' (heel and toe of each foot,
+            see ``feet``).
     Returns:
-        (T, 2, 3) world positions of the (left, right) feet [m].
+        (T, 2, 3) world positions of the (left, right) feet [m] for 'joint'; (T, P, 3) points (left
+        foot's first) for other models.
     """
     times = np.asarray(times, dtype=float)
     positions = np.asarray(positions, dtype=float)
@@ -115,6 +124,10 @@ def clip_feet_world(clip: Clip, times: np.ndarray, positions: np.ndarray, yaw: n
         raise SettingsError(
             f"need times (T,), positions (T, 3), yaw (T,); got {times.shape}, {positions.shape}, {yaw.shape}"
         )
+    if contact_points != "joint":
+        from .feet import contact_points_world
+
+        return contact_points_world(clip, times, positions, yaw, contact_points)
     local = clip.local_positions(times)[:, list(clip.foot_indices)]
     return compose_world(local, positions, yaw)
 
@@ -127,3 +140,22 @@ def clip_root_trajectory(
     s = clip.sample(np.asarray(times, dtype=float))
     start = s.positions[0]
     return start + speed_scale * (s.positions - start), s.yaw
+
+
+def clip_skate_metrics(
+    clip: Clip,
+    speed_scale: float = 1.0,
+    dt: float = 1.0 / 60.0,
+    cycles: int = 4,
+    contact_points: str = "joint",
+    speed_window: int = 1,
+    height_threshold_m: float = 0.05,
+    speed_threshold_mps: float = 0.5,
+) -> SkateMetrics:
+    """Skate metrics of ``clip`` sampled every ``dt`` [s] (``cycles`` cycles of a loop, the whole clip
+    otherwise) with its root driven at ``speed_scale`` times its own root motion."""
+    span = clip.duration * (cycles if clip.loop else 1)
+    times = np.arange(0.0, span + 1e-9, dt)
+    pos, yaw = clip_root_trajectory(clip, times, speed_scale)
+    feet = clip_feet_world(clip, times, pos, yaw, contact_points)
+    return skate_metrics(feet, dt, height_threshold_m, speed_threshold_mps, speed_window)

@@ -1,11 +1,12 @@
-"""Foot skate of a clip driven by its own root motion vs a root driven 1.5x too fast.
+"""Foot skate of a clip driven by its own root motion vs a root driven 1.5x too fast (60 Hz, 5 cm band,
+0.5 m/s; ``clip_skate_metrics``).
 
-Measured (60 Hz, 4 walk cycles, ankle joints): with the reference definition (5 cm above each foot's
-lowest height, 0.5 m/s, per-step speed) the walk's own root motion scores 26 % and 1.5x scores 73 %.
-Two facts of the DeepMimic walk keep its own score above 2 %: the swing ankle passes 2.7-4.3 cm above
-its stance height at 2-3 m/s (real toe clearance is ~1.5 cm), and the file's mid-cycle mirror seam
-(frame 18 -> 19) moves the planted ankle 8.8 cm in one frame (checked against pybullet's FK), which alone
-is 2 of 38 steps per foot (5.3 %). With a 2 cm contact band the walk scores 5 % vs 57 % at 1.5x.
+What holds with the real data (bounds, not pinned values; the full table is in the animation README /
+report): the cleaned run (foot locking, ``clean_clip``) meets <= 5 % at the ankle joint with >= 5x more at
+1.5x. The walk does not meet 2 % with any contact point: its swing ankle passes 2.7-4.3 cm above its
+stance height at 1-3 m/s in the late swing (8 of 76 ticks per foot, ~21 %), which no stance cleanup
+touches. At 1.5x the walk's planted foot slides at 0.5 x 0.98 = 0.49 m/s, just under the 0.5 m/s
+threshold, so the walk's 1.5x score only rises through the swing and the raw clip's slow stance drift.
 """
 
 import numpy as np
@@ -13,8 +14,10 @@ import pytest
 
 from npc_ai.animation import (
     SettingsError,
+    clean_clip,
     clip_feet_world,
     clip_root_trajectory,
+    clip_skate_metrics,
     contact_foot_speed,
     foot_skate_ratio,
     skate_metrics,
@@ -23,28 +26,40 @@ from npc_ai.animation import (
 DT = 1 / 60
 
 
-def _feet(clip, scale, cycles=4):
+def _feet(clip, scale, cycles=4, contact_points="joint"):
     t = np.arange(0, cycles * clip.duration, DT)
     pos, yaw = clip_root_trajectory(clip, t, scale)
-    return clip_feet_world(clip, t, pos, yaw)
+    return clip_feet_world(clip, t, pos, yaw, contact_points)
 
 
 def test_walk_own_root_motion_vs_1_5x(walk):
     own = skate_metrics(_feet(walk, 1.0), DT)
     fast = skate_metrics(_feet(walk, 1.5), DT)
     assert own.contact_fraction > 0.3  # contacts are seen, so 0 skating would mean something
-    assert own.skate_ratio == pytest.approx(0.26, abs=0.03)
-    assert fast.skate_ratio > 2.5 * own.skate_ratio
+    assert fast.skate_ratio > 2 * own.skate_ratio
+    # the late swing keeps the walk above 2 % at the 5 cm band, raw or cleaned, joint or sole
+    for clip in (walk, clean_clip(walk)):
+        for cp in ("joint", "sole"):
+            assert clip_skate_metrics(clip, contact_points=cp).skate_ratio > 0.15
     # tight 2 cm band: only the data's seam glitch remains (2 x 2 steps per 76-step cycle)
     own2 = foot_skate_ratio(_feet(walk, 1.0), DT, height_threshold_m=0.02)
     fast2 = foot_skate_ratio(_feet(walk, 1.5), DT, height_threshold_m=0.02)
     assert own2 <= 0.06 and fast2 > 0.5
+    cleaned2 = clip_skate_metrics(clean_clip(walk), height_threshold_m=0.02).skate_ratio
+    assert cleaned2 < own2
 
 
 def test_run_own_root_motion_vs_1_5x(run):
     own = foot_skate_ratio(_feet(run, 1.0), DT)
     fast = foot_skate_ratio(_feet(run, 1.5), DT)
     assert own < 0.15 and fast > 3 * own
+    clean = clean_clip(run)
+    for window in (1, 5):
+        c_own = clip_skate_metrics(clean, 1.0, speed_window=window)
+        c_fast = clip_skate_metrics(clean, 1.5, speed_window=window)
+        assert c_own.contact_fraction > 0.15
+        assert c_own.skate_ratio <= 0.05 and c_own.skate_ratio < own
+        assert c_fast.skate_ratio >= 5 * c_own.skate_ratio
 
 
 def test_cmu_own_root_motion_vs_1_5x(cmu):
@@ -52,6 +67,26 @@ def test_cmu_own_root_motion_vs_1_5x(cmu):
     fast = skate_metrics(_feet(cmu, 1.5, cycles=1), DT)
     assert own.skate_ratio < 0.1 and fast.skate_ratio > 2 * own.skate_ratio
     assert own.contact_speed_mps < fast.contact_speed_mps
+    clean_own = clip_skate_metrics(clean_clip(cmu), contact_points="sole")
+    raw_own = clip_skate_metrics(cmu, contact_points="sole")
+    assert clean_own.contact_fraction > 0.3 and clean_own.skate_ratio < raw_own.skate_ratio
+
+
+def test_sole_contact_points(walk, cmu):
+    t = np.arange(0, walk.duration, DT)
+    pos, yaw = clip_root_trajectory(walk, t)
+    sole = clip_feet_world(walk, t, pos, yaw, "sole")
+    joint = clip_feet_world(walk, t, pos, yaw)
+    assert sole.shape == (len(t), 4, 3) and joint.shape == (len(t), 2, 3)
+    heel_min = sole[:, [0, 2], 2].min(axis=0)
+    assert np.all(np.abs(heel_min) < 0.01)  # the URDF's foot box rests on the floor in stance
+    assert np.all(joint[:, :, 2].min(axis=0) > 0.04)  # the ankle joint rides ~5 cm above it
+    # BVH: ankle + toe joints
+    t = np.arange(0, 1.0, DT)
+    pos, yaw = clip_root_trajectory(cmu, t)
+    assert clip_feet_world(cmu, t, pos, yaw, "sole").shape == (len(t), 4, 3)
+    with pytest.raises(SettingsError, match="contact_points"):
+        clip_feet_world(cmu, t, pos, yaw, "toes")
 
 
 def test_synthetic_sliding_foot():
