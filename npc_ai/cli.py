@@ -90,6 +90,36 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_clip_info(args: argparse.Namespace) -> int:
+    import json
+
+    from npc_ai.animation import clip_info, load_clip
+
+    info = clip_info(load_clip(args.file, clean=args.clean))
+    if args.json:
+        print(json.dumps(info, sort_keys=True))
+        return 0
+    print(f"{info['name']}  ({info['source']})")
+    print(
+        f"  frames {info['frames']} at {info['fps']:g} fps = {info['duration_s']:.3f} s, loop {info['loop']}"
+    )
+    motion = "yes" if info["has_root_motion"] else "no (use code-driven velocity)"
+    speed, dist = info["root_speed_mps"], info["root_distance_m"]
+    print(f"  root speed {speed:.3f} m/s, distance {dist:.3f} m, root motion {motion}")
+    for foot, data in info["contacts"].items():
+        spans = ", ".join(f"{a:.2f}-{b:.2f}" for a, b in data["intervals"])
+        print(f"  {foot} foot: {data['count']} contacts [s]: {spans}")
+    return 0
+
+
+def _cmd_clip_plot(args: argparse.Namespace) -> int:
+    from npc_ai.animation import load_clip, plot_clip
+
+    out = plot_clip(load_clip(args.file, clean=args.clean), args.out)
+    print(f"wrote {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `npc-ai` (exposed for tests and docs)."""
     p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
@@ -111,6 +141,19 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     d.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
     d.set_defaults(func=_cmd_demo)
+
+    clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
+    clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)
+    ci = clip_sub.add_parser("info", help="frames, frame rate, duration, root speed, foot contacts")
+    ci.add_argument("file", help="a .bvh or DeepMimic .txt file, or a built-in clip: walk, run, idle, ...")
+    ci.add_argument("--json", action="store_true", help="print one JSON object")
+    ci.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    ci.set_defaults(func=_cmd_clip_info)
+    cp = clip_sub.add_parser("plot", help="draw the root path and the foot heights over time")
+    cp.add_argument("file", help="a .bvh or DeepMimic .txt file, or a built-in clip")
+    cp.add_argument("--out", required=True, help="the PNG file to write")
+    cp.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    cp.set_defaults(func=_cmd_clip_plot)
     return p
 
 

@@ -88,3 +88,39 @@ def test_demo_runs() -> None:
     out = npc_ai("demo", "--seconds", "1")
     assert out.returncode == 0, out.stderr
     assert "npc-ai demo" in out.stdout
+
+
+def test_clip_info_json_has_the_documented_keys() -> None:
+    import json
+
+    out = npc_ai("clip", "info", "walk", "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    for key in ("frames", "fps", "duration_s", "root_speed_mps", "contacts"):
+        assert key in info
+    assert info["frames"] == 39
+    assert info["root_speed_mps"] == pytest.approx(0.98, rel=0.02)
+
+
+def test_clip_info_reads_the_cmu_bvh(movingai_dir: Path) -> None:
+    import json
+
+    bvh = movingai_dir.parent / "mocap" / "cmu_131_01_start_walk_stop.bvh"
+    info = json.loads(npc_ai("clip", "info", str(bvh), "--json").stdout)
+    assert info["frames"] == 995 and info["fps"] == pytest.approx(120.0, abs=0.01)
+    assert info["contacts"]["left"]["count"] > 0 and info["contacts"]["right"]["count"] > 0
+
+
+def test_clip_plot_writes_a_png(tmp_path: Path) -> None:
+    out = npc_ai("clip", "plot", "run", "--out", str(tmp_path / "run.png"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_truncated_bvh_is_one_line_naming_the_line(tmp_path: Path) -> None:
+    f = tmp_path / "cut.bvh"
+    f.write_text("HIERARCHY\nROOT Hips\n{\n")
+    out = npc_ai("clip", "info", str(f))
+    assert out.returncode == 2
+    assert "cut.bvh" in out.stderr and "line" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
