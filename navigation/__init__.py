@@ -1,1 +1,64 @@
-"""Navigation meshes: bake from any ray source, MovingAI grids or 2-D polygons; query paths."""
+"""Navigation meshes for simulated enemies: bake from a ray source or a 2-D map, query exact shortest paths.
+
+`navigation` imports neither `npc_ai`, `scenes` nor a physics engine: it bakes from the RaySource protocol.
+"""
+
+from navigation.agent import AgentSettings, NavAgent
+from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
+from navigation.cache import cached_bake, content_hash
+from navigation.errors import MapFormatError, NavigationError, NavMeshError, SettingsError
+from navigation.funnel import corridor_portals, polyline_length, portal_midpoint_path, string_pull
+from navigation.grid_bake import bake_geometry, bake_grid, bake_polygons, grid_free_geometry
+from navigation.heightfield import Heightfield, sample_heightfield
+from navigation.movingai import GridMap, Scenario, parse_map, parse_scenarios, read_map, read_scenarios
+from navigation.navmesh import FLAG_ISLAND, NavMesh, build_navmesh
+from navigation.plot import plot_navmesh
+from navigation.protocols import RayHits, RaySource
+from navigation.query import NavMeshQuery, NearestPoint, PathResult, PathStatus, RaycastHit, WallDistance
+from navigation.ray_bake import bake_from_rays, bake_heightfield
+from navigation.settings import BakeSettings
+
+__all__ = [
+    "FLAG_ISLAND",
+    "AgentSettings",
+    "BakeSettings",
+    "GridMap",
+    "Heightfield",
+    "MapFormatError",
+    "NavAgent",
+    "NavMesh",
+    "NavMeshError",
+    "NavMeshQuery",
+    "NavigationError",
+    "NearestPoint",
+    "PathResult",
+    "PathStatus",
+    "RayHits",
+    "RaySource",
+    "RaycastHit",
+    "Scenario",
+    "ScenarioReport",
+    "ScenarioRow",
+    "SettingsError",
+    "WallDistance",
+    "bake_from_rays",
+    "bake_geometry",
+    "bake_grid",
+    "bake_heightfield",
+    "bake_polygons",
+    "build_navmesh",
+    "cached_bake",
+    "content_hash",
+    "corridor_portals",
+    "grid_free_geometry",
+    "parse_map",
+    "parse_scenarios",
+    "plot_navmesh",
+    "polyline_length",
+    "portal_midpoint_path",
+    "read_map",
+    "read_scenarios",
+    "sample_heightfield",
+    "solve_scenarios",
+    "string_pull",
+]

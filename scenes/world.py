@@ -222,6 +222,17 @@ class World:
         else:
             self.client.resetBaseVelocity(body, linearVelocity=v, angularVelocity=w)
 
+    def teleport(self, body: int, center: Iterable[float]) -> None:
+        """Move a tracked body's centre to `center` [m] at once (velocity kept); the pose cache follows."""
+        self._check_open()
+        c = np.asarray(list(center), dtype=np.float64)
+        if c.shape != (3,) or not np.isfinite(c).all():
+            raise WorldError(f"teleport target must be 3 finite numbers, got {center!r}")
+        row = self._poses.index(body)
+        orn = self._poses.orientations[row]
+        self.client.resetBasePositionAndOrientation(body, c.tolist(), orn.tolist())
+        self._poses.positions[row] = c
+
     @property
     def poses(self) -> PoseCache:
         """Poses of tracked bodies as of the end of the last tick (no PyBullet call)."""

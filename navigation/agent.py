@@ -1,0 +1,373 @@
+"""A path-following agent on a navmesh, with the interface game engines give their nav agents.
+
+The agent knows nothing of animation or physics. Each `update(dt)` it advances a simulated position
+(`next_position`) along its path, kept on the mesh surface (slopes, ramps, bridges). Who moves the visible
+character is the caller's choice: with `update_position` on, `position` follows `next_position`; with it off
+(agent follows animation), the caller moves the character and may write `next_position` to pull the agent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from navigation.errors import NavMeshError, SettingsError
+from navigation.query import NavMeshQuery, PathResult, PathStatus
+
+_CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
+_MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
+
+
+def _positive(name: str, value: float, unit: str, *, zero_ok: bool = False) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not zero_ok):
+        bound = ">= 0" if zero_ok else "> 0"
+        raise SettingsError(f"{name} must be a finite number {bound} [{unit}], got {value!r}")
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """How a nav agent moves.
+
+    Attributes:
+        radius: agent radius [m, > 0]; arrival for Chase and drift limits are measured against it.
+        height: agent height [m, > 0].
+        speed: top speed [m/s, > 0].
+        acceleration: largest change of velocity per second [m/s^2, > 0].
+        angular_speed_deg: largest turn rate when `update_rotation` is on [deg/s, > 0].
+        stopping_distance: stop this far from the destination [m, >= 0].
+        auto_braking: slow down before the destination so it is not overshot.
+        repath_tolerance: re-plan when the destination moves farther than this from the path's end [m, > 0].
+        corridor_tolerance: re-plan when `next_position` strays farther than this from the path [m, > 0].
+        snap_distance: destinations and warps farther than this from the mesh are refused [m, > 0].
+    """
+
+    radius: float = 0.4
+    height: float = 1.8
+    speed: float = 3.5
+    acceleration: float = 8.0
+    angular_speed_deg: float = 360.0
+    stopping_distance: float = 0.1
+    auto_braking: bool = True
+    repath_tolerance: float = 0.5
+    corridor_tolerance: float = 1.0
+    snap_distance: float = 2.0
+
+    def __post_init__(self) -> None:
+        _positive("radius", self.radius, "m")
+        _positive("height", self.height, "m")
+        _positive("speed", self.speed, "m/s")
+        _positive("acceleration", self.acceleration, "m/s^2")
+        _positive("angular_speed_deg", self.angular_speed_deg, "deg/s")
+        _positive("stopping_distance", self.stopping_distance, "m", zero_ok=True)
+        _positive("repath_tolerance", self.repath_tolerance, "m")
+        _positive("corridor_tolerance", self.corridor_tolerance, "m")
+        _positive("snap_distance", self.snap_distance, "m")
+
+
+def _point(p: object, what: str) -> np.ndarray:
+    a = np.asarray(p, dtype=np.float64).reshape(-1)
+    if a.shape not in ((2,), (3,)) or not np.isfinite(a).all():
+        raise NavMeshError(f"{what} must be 2 or 3 finite numbers [m], got {p!r}")
+    return a if a.shape == (3,) else np.array([a[0], a[1], np.nan])
+
+
+def _segment_distance_xy(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b[:2] - a[:2]
+    denom = float(ab @ ab)
+    t = 0.0 if denom == 0 else min(1.0, max(0.0, float((p[:2] - a[:2]) @ ab) / denom))
+    return float(np.linalg.norm(a[:2] + t * ab - p[:2]))
+
+
+class NavAgent:
+    """One agent on one navmesh query object.
+
+    Args:
+        query: the navmesh query (shared by many agents).
+        position: where the agent starts [m]; snapped onto the mesh (NavMeshError if farther than
+            `settings.snap_distance`).
+        settings: speed, acceleration, radius...
+        yaw: initial heading about Z [rad].
+    """
+
+    def __init__(
+        self,
+        query: NavMeshQuery,
+        position: object,
+        settings: AgentSettings | None = None,
+        *,
+        yaw: float = 0.0,
+    ) -> None:
+        self.query = query
+        self.settings = settings if settings is not None else AgentSettings()
+        self.update_position = True
+        self.update_rotation = True
+        self.is_stopped = False
+        self.yaw = float(yaw)
+        self.velocity = np.zeros(3)
+        self._next = self._snap(position, "start position")
+        self._position = self._next.copy()
+        self._destination: np.ndarray | None = None
+        self._path: PathResult | None = None
+        self._corner = 1
+        self.repaths = 0
+
+    # -- state ---------------------------------------------------------------------------------------
+    @property
+    def position(self) -> np.ndarray:
+        """The character's position as the agent knows it [m] (follows `next_position` when
+        `update_position` is on; otherwise whatever the caller last wrote)."""
+        return self._position.copy()
+
+    @position.setter
+    def position(self, value: object) -> None:
+        self._position = _point(value, "position")
+
+    @property
+    def next_position(self) -> np.ndarray:
+        """The agent's simulated position on the mesh surface [m]."""
+        return self._next.copy()
+
+    @next_position.setter
+    def next_position(self, value: object) -> None:
+        """Move the simulated position toward `value` along the mesh surface, stopping at walls.
+
+        The height always comes from the mesh. If the new position leaves the path corridor, the path is
+        planned again from there.
+        """
+        self._next = self._move_on_surface(self._next, _point(value, "next_position"))
+        if self.update_position:
+            self._position = self._next.copy()
+        self._check_corridor()
+
+    @property
+    def destination(self) -> np.ndarray | None:
+        """Where the agent is going [m] (snapped onto the mesh), or None."""
+        return None if self._destination is None else self._destination.copy()
+
+    @property
+    def path(self) -> PathResult | None:
+        """The current path (None without a destination)."""
+        return self._path
+
+    @property
+    def path_status(self) -> PathStatus | None:
+        """COMPLETE, PARTIAL (goal unreachable: the path ends at the nearest reachable point) or INVALID."""
+        return None if self._path is None else self._path.status
+
+    @property
+    def has_path(self) -> bool:
+        return self._path is not None and self._path.status is not PathStatus.INVALID
+
+    @property
+    def corners(self) -> np.ndarray:
+        """Remaining path corners, the steering target first [m]; (0, 3) without a path."""
+        if not self.has_path:
+            return np.zeros((0, 3))
+        return self._path.points[self._corner :].copy()  # type: ignore[union-attr]
+
+    @property
+    def steering_target(self) -> np.ndarray:
+        """The next corner of the path [m] (the agent's own position without a path)."""
+        c = self.corners
+        return c[0] if len(c) else self._next.copy()
+
+    @property
+    def remaining_distance(self) -> float:
+        """Path length from `next_position` to the end of the path [m] (0 without a path)."""
+        c = self.corners
+        if len(c) == 0:
+            return 0.0
+        pts = np.vstack([self._next[None, :2], c[:, :2]])
+        return float(np.linalg.norm(np.diff(pts, axis=0), axis=1).sum())
+
+    @property
+    def speed(self) -> float:
+        """Current horizontal speed [m/s]."""
+        return float(np.hypot(self.velocity[0], self.velocity[1]))
+
+    @property
+    def stopping_distance(self) -> float:
+        return self.settings.stopping_distance
+
+    @property
+    def arrived(self) -> bool:
+        """The agent has a path and is within `stopping_distance` of its end."""
+        return self.has_path and self.remaining_distance <= self.settings.stopping_distance + 1e-9
+
+    @property
+    def desired_velocity(self) -> np.ndarray:
+        """Velocity the agent wants this tick [m/s]: toward the steering target at the allowed speed (top
+        speed, less for a sharp corner ahead or, with `auto_braking`, the end); zero when stopped/arrived."""
+        if self.is_stopped or not self.has_path or self.arrived:
+            return np.zeros(3)
+        to = self.steering_target - self._next
+        to[2] = 0.0
+        dist = float(np.linalg.norm(to))
+        if dist < 1e-9:
+            return np.zeros(3)
+        speed = self._speed_limit()
+        return to / dist * speed
+
+    # -- commands ------------------------------------------------------------------------------------
+    def set_destination(self, target: object) -> PathStatus:
+        """Plan a path to `target` (snapped onto the mesh). A target that moved less than
+        `repath_tolerance` from the current one keeps the path and only moves its end."""
+        goal = _point(target, "destination")
+        snapped = self.query.nearest_point(goal, self.settings.snap_distance)
+        if snapped.found:
+            goal = snapped.point
+        if self._destination is not None and self.has_path and self._path.status is PathStatus.COMPLETE:  # type: ignore[union-attr]
+            moved = float(np.linalg.norm(goal[:2] - self._destination[:2]))
+            if moved <= self.settings.repath_tolerance:
+                last = self.corners[-2] if len(self.corners) > 1 else self._next
+                if self.query.raycast(last, goal).walkable:
+                    pts = self._path.points.copy()  # type: ignore[union-attr]
+                    pts[-1] = goal
+                    self._path = PathResult(self._path.status, self._path.corridor, pts, self._path.exact)  # type: ignore[union-attr]
+                    self._destination = goal
+                    return self._path.status
+        self._destination = goal
+        self._replan()
+        return self._path.status  # type: ignore[union-attr]
+
+    def reset_path(self) -> None:
+        """Forget the destination and path; the agent brakes to a stop."""
+        self._destination = None
+        self._path = None
+        self._corner = 1
+
+    def warp(self, position: object) -> bool:
+        """Teleport agent and character to `position` (snapped onto the mesh), zero the velocity, and
+        re-plan to the current destination. False (nothing changes) when the point is off the mesh."""
+        found = self.query.nearest_point(_point(position, "warp position"), self.settings.snap_distance)
+        if not found.found:
+            return False
+        self._next = found.point.copy()
+        self._position = self._next.copy()
+        self.velocity = np.zeros(3)
+        if self._destination is not None:
+            self._replan()
+        return True
+
+    # -- the tick ------------------------------------------------------------------------------------
+    def update(self, dt: float) -> np.ndarray:
+        """Advance the simulated position by one tick of `dt` seconds; return the new `next_position`.
+
+        The agent travels along its path (it never cuts or overshoots a corner): its speed rises and falls
+        within `acceleration`, slows for sharp corners, and with `auto_braking` reaches zero exactly at
+        `stopping_distance` from the end. Motion is kept on the mesh surface.
+        """
+        if not (math.isfinite(dt) and dt > 0):
+            raise NavMeshError(f"dt must be a positive number of seconds, got {dt!r}")
+        s = self.settings
+        start = self._next
+        speed = self.speed
+        moving = self.has_path and not self.is_stopped and not self.arrived
+        target = self._speed_limit() if moving else 0.0
+        dv = s.acceleration * dt
+        speed = min(target, speed + dv) if target >= speed else max(target, speed - dv)
+        if moving:
+            budget = min(speed * dt, max(0.0, self.remaining_distance - s.stopping_distance))
+            self._walk_path(budget)
+        elif speed > 0.0:  # braking without a path: coast along the current heading
+            heading = self.velocity / max(self.speed, 1e-12)
+            self._next = self._move_on_surface(start, start + heading * speed * dt)
+        self.velocity = (self._next - start) / dt
+        self.velocity[2] = 0.0
+        if self.update_rotation and self.speed > 1e-3:
+            self._turn_toward(math.atan2(self.velocity[1], self.velocity[0]), dt)
+        if self.update_position:
+            self._position = self._next.copy()
+        self._check_corridor()
+        return self._next.copy()
+
+    def _speed_limit(self) -> float:
+        """Top speed allowed now: the set speed, braking for the end and for the next sharp corner."""
+        s = self.settings
+        limit = s.speed
+        if s.auto_braking:
+            left = max(0.0, self.remaining_distance - s.stopping_distance)
+            limit = min(limit, math.sqrt(2.0 * s.acceleration * left))
+        c = self.corners
+        if len(c) >= 2:
+            a = c[0, :2] - self._next[:2]
+            b = c[1, :2] - c[0, :2]
+            na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+            if na > 1e-9 and nb > 1e-9:
+                cos_turn = float(a @ b) / (na * nb)
+                corner_speed = s.speed * max(_MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
+                limit = min(limit, math.sqrt(corner_speed**2 + 2.0 * s.acceleration * na))
+        return limit
+
+    def _walk_path(self, distance: float) -> None:
+        """Move `distance` metres along the remaining path corners, consuming the corners passed."""
+        pts = self._path.points  # type: ignore[union-attr]
+        pos = self._next
+        while distance > 1e-12 and self._corner < len(pts):
+            corner = pts[self._corner]
+            seg = float(np.hypot(*(corner[:2] - pos[:2])))
+            if seg <= distance + _CORNER_EPS:
+                pos = corner.copy()
+                distance -= seg
+                if self._corner == len(pts) - 1:
+                    break
+                self._corner += 1
+            else:
+                pos = self._on_surface(pos + (corner - pos) * (distance / seg))
+                distance = 0.0
+        self._next = pos
+
+    # -- internals -----------------------------------------------------------------------------------
+    def _snap(self, p: object, what: str) -> np.ndarray:
+        found = self.query.nearest_point(_point(p, what), self.settings.snap_distance)
+        if not found.found:
+            raise NavMeshError(f"{what} {p!r} is not within {self.settings.snap_distance} m of the navmesh")
+        return found.point.copy()
+
+    def _replan(self) -> None:
+        self._path = self.query.find_path(self._next, self._destination)
+        self._corner = 1
+        self.repaths += 1
+
+    def _on_surface(self, p: np.ndarray) -> np.ndarray:
+        """`p` with its height taken from the mesh polygon under it (path segments are walkable already)."""
+        poly = self.query.polygon_at(p)
+        if poly < 0:
+            return p
+        return np.array([p[0], p[1], self.query.mesh.height_at(poly, float(p[0]), float(p[1]))])
+
+    def _move_on_surface(self, start: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Walk from start toward target on the mesh; stop just short of a wall and slide along it."""
+        if float(np.hypot(*(target[:2] - start[:2]))) < 1e-12:
+            return start.copy()
+        hit = self.query.raycast(start, target)
+        if not hit.valid:  # start fell off the mesh: put it back on
+            return self._snap(start, "agent position")
+        if hit.walkable:
+            return hit.point
+        # slide: keep the part of the remaining motion that runs along the wall
+        back = 1e-4
+        stop = hit.point - (target - start) / max(np.linalg.norm(target[:2] - start[:2]), 1e-12) * back
+        rest = target - hit.point
+        tangent = rest - hit.normal * float(rest @ hit.normal)
+        slide = self.query.raycast(stop, stop + tangent)
+        if slide.valid:
+            return slide.point if slide.walkable else stop
+        return start.copy()
+
+    def _check_corridor(self) -> None:
+        if not self.has_path or self._destination is None:
+            return
+        pts = self._path.points  # type: ignore[union-attr]
+        a = pts[self._corner - 1] if self._corner - 1 < len(pts) else pts[-1]
+        b = pts[min(self._corner, len(pts) - 1)]
+        if _segment_distance_xy(self._next, a, b) > self.settings.corridor_tolerance:
+            self._replan()
+
+    def _turn_toward(self, heading: float, dt: float) -> None:
+        delta = (heading - self.yaw + math.pi) % (2 * math.pi) - math.pi
+        limit = math.radians(self.settings.angular_speed_deg) * dt
+        self.yaw = (self.yaw + max(-limit, min(limit, delta)) + math.pi) % (2 * math.pi) - math.pi

@@ -1,0 +1,186 @@
+"""Free space (a cell mask or shapely polygons) -> convex polygons.
+
+Constrained Delaunay triangulation (shapely/GEOS) of the free polygon, then Hertel-Mehlhorn: remove
+diagonals, longest first, while the two polygons they join stay convex and small. Triangulation adds no
+vertices, so the result covers the input exactly; two pieces that only touch at a point share no edge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from shapely.geometry import MultiPolygon, Polygon, box
+
+from navigation.errors import NavMeshError
+
+
+def mask_to_geometry(mask: np.ndarray) -> MultiPolygon:
+    """Union of the unit squares [i, i+1] x [j, j+1] of the True cells of a (rows=j, cols=i) mask."""
+    m = np.asarray(mask, dtype=bool)
+    boxes = []
+    for j in range(m.shape[0]):
+        row = np.concatenate([[False], m[j], [False]])
+        d = np.diff(row.astype(np.int8))
+        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+        boxes.extend(box(s, j, e, j + 1) for s, e in zip(starts.tolist(), ends.tolist(), strict=True))
+    if not boxes:
+        return MultiPolygon()
+    return as_multipolygon(shapely.union_all(boxes))
+
+
+def as_multipolygon(geom: shapely.Geometry) -> MultiPolygon:
+    """The polygonal part of a geometry as a MultiPolygon (empty if none)."""
+    if geom.is_empty:
+        return MultiPolygon()
+    if isinstance(geom, Polygon):
+        return MultiPolygon([geom])
+    if isinstance(geom, MultiPolygon):
+        return geom
+    parts = [g for g in getattr(geom, "geoms", []) if isinstance(g, (Polygon, MultiPolygon))]
+    polys: list[Polygon] = []
+    for g in parts:
+        polys.extend(as_multipolygon(g).geoms)
+    return MultiPolygon(polys)
+
+
+def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+
+def _cdt_pieces(poly: Polygon, cuts: list[tuple[int, float]], depth: int = 0) -> list[np.ndarray]:
+    """CDT triangles (k, 3, 2) of one polygon; where GEOS cannot triangulate it (holes touching the shell
+    at a point can defeat its hole joiner), bisect the polygon and triangulate the halves (cuts recorded)."""
+    try:
+        out = shapely.constrained_delaunay_triangles(poly)
+        return [np.asarray(t.exterior.coords)[:3] for t in out.geoms]
+    except shapely.errors.GEOSException:
+        if depth > 24:
+            raise NavMeshError("could not triangulate the walkable area (degenerate geometry)") from None
+    x0, y0, x1, y1 = poly.bounds
+    axis = 0 if x1 - x0 >= y1 - y0 else 1
+    lo, hi = (x0, x1) if axis == 0 else (y0, y1)
+    c = 0.5 * (lo + hi)
+    if hi - lo > 2 and float(lo).is_integer() and float(hi).is_integer():
+        c = float(round(c))
+    cuts.append((axis, c))
+    halves = (
+        (box(x0 - 1, y0 - 1, c, y1 + 1), box(c, y0 - 1, x1 + 1, y1 + 1))
+        if axis == 0
+        else (box(x0 - 1, y0 - 1, x1 + 1, c), box(x0 - 1, c, x1 + 1, y1 + 1))
+    )
+    tris: list[np.ndarray] = []
+    for half in halves:
+        for part in as_multipolygon(poly.intersection(half)).geoms:
+            if part.area > 0:
+                tris.extend(_cdt_pieces(shapely.simplify(part, 0.0), cuts, depth + 1))
+    return tris
+
+
+def triangulate(geom: shapely.Geometry) -> tuple[np.ndarray, np.ndarray, list[tuple[int, float]]]:
+    """Constrained Delaunay triangles of a polygonal geometry.
+
+    Returns:
+        (nv, 2) unique vertices, (nt, 3) CCW triangle vertex ids (zero-area triangles dropped), and the
+        axis-aligned cut lines (axis, coordinate) used where the polygon had to be bisected.
+    """
+    mp = as_multipolygon(shapely.simplify(geom, 0.0))
+    tris: list[np.ndarray] = []
+    cuts: list[tuple[int, float]] = []
+    for poly in mp.geoms:
+        if poly.area > 0:
+            tris.extend(_cdt_pieces(poly, cuts))
+    if not tris:
+        return np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), cuts
+    pts = np.asarray(tris, dtype=np.float64).reshape(-1, 2)
+    verts, inv = np.unique(pts, axis=0, return_inverse=True)
+    ids = inv.reshape(-1, 3).astype(np.int64)
+    a, b, c = verts[ids[:, 0]], verts[ids[:, 1]], verts[ids[:, 2]]
+    area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+    flip = area2 < 0
+    ids[flip] = ids[flip][:, [0, 2, 1]]
+    scale = max(1.0, float(np.abs(verts).max()))
+    keep = np.abs(area2) > 1e-12 * scale * scale
+    return verts, ids[keep], cuts
+
+
+def split_t_junctions(
+    verts: np.ndarray, polys: list[list[int]], cuts: list[tuple[int, float]]
+) -> list[list[int]]:
+    """Insert the vertices lying on cut lines into the polygon edges running along them (collinear
+    vertices keep a polygon convex), so pieces triangulated separately share whole edges."""
+    if not cuts:
+        return polys
+    scale = max(1.0, float(np.abs(verts).max()))
+    tol = 1e-9 * scale
+    out = []
+    lines = {(axis, c) for axis, c in cuts}
+    on_line = {key: np.flatnonzero(np.abs(verts[:, key[0]] - key[1]) <= tol) for key in lines}
+    for poly in polys:
+        new: list[int] = []
+        k = len(poly)
+        for i in range(k):
+            u, v = poly[i], poly[(i + 1) % k]
+            new.append(u)
+            for (axis, _c), cand in on_line.items():
+                if cand.size == 0 or u not in cand or v not in cand:
+                    continue
+                other = 1 - axis
+                a, b = verts[u, other], verts[v, other]
+                vals = verts[cand, other]
+                inner = cand[(np.minimum(a, b) + tol < vals) & (vals < np.maximum(a, b) - tol)]
+                if inner.size:
+                    order = np.argsort(verts[inner, other] * (1 if b > a else -1))
+                    new.extend(int(x) for x in inner[order])
+                break
+        out.append(new)
+    return out
+
+
+def merge_convex(verts: np.ndarray, triangles: np.ndarray, max_verts: int = 6) -> list[list[int]]:
+    """Hertel-Mehlhorn: merge CCW triangles across shared edges into convex polygons of <= max_verts."""
+    if max_verts < 3:
+        raise NavMeshError(f"max_verts must be >= 3, got {max_verts}")
+    polys: dict[int, list[int]] = {i: [int(x) for x in t] for i, t in enumerate(triangles)}
+    owner: dict[tuple[int, int], int] = {}
+    for i, t in polys.items():
+        for k in range(3):
+            owner[(t[k], t[(k + 1) % 3])] = i
+    diagonals = [(u, v) for (u, v) in owner if u < v and (v, u) in owner]
+    length = [float(np.hypot(*(verts[u] - verts[v]))) for u, v in diagonals]
+    order = np.argsort(-np.asarray(length), kind="stable")
+    scale = max(1.0, float(np.abs(verts).max())) if len(verts) else 1.0
+    eps = 1e-12 * scale * scale
+    for idx in order:
+        u, v = diagonals[idx]
+        a, b = owner.get((u, v)), owner.get((v, u))
+        if a is None or b is None or a == b:
+            continue
+        pa, pb = polys[a], polys[b]
+        if len(pa) + len(pb) - 2 > max_verts:
+            continue
+        ia = pa.index(v)  # pa has u -> v; rotate to start at v, end at u
+        ra = pa[ia:] + pa[:ia]
+        ib = pb.index(u)  # pb has v -> u; rotate to start at u, end at v
+        rb = pb[ib:] + pb[:ib]
+        merged = ra + rb[1:-1]
+        m = len(merged)
+        ok = True
+        for corner in (0, len(ra) - 1):  # v and u
+            prev_, cur, next_ = merged[corner - 1], merged[corner], merged[(corner + 1) % m]
+            if _cross(verts[prev_], verts[cur], verts[next_]) < -eps:
+                ok = False
+                break
+        if not ok:
+            continue
+        polys[a] = merged
+        del polys[b]
+        del owner[(u, v)], owner[(v, u)]
+        for k in range(m):
+            owner[(merged[k], merged[(k + 1) % m])] = a
+    return [p for _, p in sorted(polys.items())]
+
+
+def decompose(geom: shapely.Geometry, max_verts: int = 6) -> tuple[np.ndarray, list[list[int]]]:
+    """Convex polygons covering a polygonal geometry exactly: (nv, 2) vertices, CCW vertex id lists."""
+    verts, tris, cuts = triangulate(geom)
+    return verts, split_t_junctions(verts, merge_convex(verts, tris, max_verts), cuts)

@@ -1,0 +1,251 @@
+"""The immutable navigation mesh: convex polygons, their portal (shared edge) graph, heights; save/load.
+
+Coordinates are metres, z up. Polygons are convex and counter-clockwise seen from above. Edge k of a
+polygon runs from its vertex k to vertex k+1; `poly_neighbors` holds the polygon across it (-1 = wall).
+Heights are per polygon: z = a*x + b*y + c with (a, b, c) = `planes[p]`, so paths follow slopes and
+two layers of a multi-level level (a bridge above a walkway) are different polygons.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from navigation.errors import NavMeshError
+
+FORMAT_VERSION = 1
+FLAG_ISLAND = 1  # polygon is not in the largest connected component
+
+
+def _frozen(a: Any, dtype: Any) -> np.ndarray:
+    out = np.array(a, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class NavMesh:
+    """Convex polygons with portals. Build it with `build_navmesh`; all arrays are read-only.
+
+    Attributes:
+        vertices: (nv, 3) vertex positions [m].
+        poly_offsets: (np + 1,) start of each polygon's run in `poly_verts`.
+        poly_verts: (sum of sizes,) vertex ids, counter-clockwise from above.
+        poly_neighbors: (sum of sizes,) polygon across each edge, -1 for a wall edge.
+        planes: (np, 3) height plane of each polygon (z = a x + b y + c).
+        areas: (np,) horizontal area of each polygon [m^2].
+        islands: (np,) connected-component label; 0 is the largest component (by area).
+        flags: (np,) uint16 bit flags (FLAG_ISLAND).
+        meta: free-form JSON-able description (bake source, settings, content hash).
+    """
+
+    vertices: np.ndarray
+    poly_offsets: np.ndarray
+    poly_verts: np.ndarray
+    poly_neighbors: np.ndarray
+    planes: np.ndarray
+    areas: np.ndarray
+    islands: np.ndarray
+    flags: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def polygon_count(self) -> int:
+        return int(self.poly_offsets.shape[0] - 1)
+
+    def polygon(self, p: int) -> np.ndarray:
+        """Vertex ids of polygon p (CCW)."""
+        return self.poly_verts[self.poly_offsets[p] : self.poly_offsets[p + 1]]
+
+    def polygon_xy(self, p: int) -> np.ndarray:
+        """(k, 2) horizontal corners of polygon p [m]."""
+        return self.vertices[self.polygon(p), :2]
+
+    def neighbors(self, p: int) -> np.ndarray:
+        """Polygon across each edge of p (-1 = wall)."""
+        return self.poly_neighbors[self.poly_offsets[p] : self.poly_offsets[p + 1]]
+
+    def height_at(self, p: int, x: float, y: float) -> float:
+        """Height of polygon p's surface above (x, y) [m]."""
+        a, b, c = self.planes[p]
+        return float(a * x + b * y + c)
+
+    @property
+    def portals(self) -> np.ndarray:
+        """(m, 4) int rows (poly_a, edge_a, poly_b, edge_b), poly_a < poly_b, one per shared edge."""
+        poly_of = np.repeat(np.arange(self.polygon_count), np.diff(self.poly_offsets))
+        edge_of = np.arange(self.poly_verts.shape[0]) - self.poly_offsets[poly_of]
+        nb = self.poly_neighbors
+        keep = nb > poly_of
+        rows = []
+        for a, ea, b in zip(poly_of[keep], edge_of[keep], nb[keep], strict=True):
+            nbs = self.neighbors(int(b))
+            eb = int(np.flatnonzero(nbs == a)[0])
+            rows.append((int(a), int(ea), int(b), eb))
+        return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+    def portal_segment(self, p: int, edge: int) -> np.ndarray:
+        """(2, 3) end points of edge `edge` of polygon p [m]."""
+        ids = self.polygon(p)
+        return self.vertices[[ids[edge], ids[(edge + 1) % ids.shape[0]]]]
+
+    def centroids(self) -> np.ndarray:
+        """(np, 3) vertex-mean centre of each polygon [m]."""
+        sums = np.add.reduceat(self.vertices[self.poly_verts], self.poly_offsets[:-1], axis=0)
+        return sums / np.diff(self.poly_offsets)[:, None]
+
+    def graph(self) -> nx.Graph:
+        """Polygon adjacency graph: nodes are polygon ids, edges are portals weighted by centre distance."""
+        g = nx.Graph()
+        g.add_nodes_from(range(self.polygon_count))
+        c = self.centroids()
+        for a, ea, b, _ in self.portals:
+            g.add_edge(int(a), int(b), weight=float(np.linalg.norm(c[a] - c[b])), edge=int(ea))
+        return g
+
+    @property
+    def total_area(self) -> float:
+        return float(self.areas.sum())
+
+    def save(self, path: str | Path) -> None:
+        """Write the mesh to an `.npz` file (format version FORMAT_VERSION)."""
+        np.savez_compressed(
+            Path(path),
+            version=np.array(FORMAT_VERSION),
+            vertices=self.vertices,
+            poly_offsets=self.poly_offsets,
+            poly_verts=self.poly_verts,
+            poly_neighbors=self.poly_neighbors,
+            planes=self.planes,
+            areas=self.areas,
+            islands=self.islands,
+            flags=self.flags,
+            meta=np.array(json.dumps(self.meta, sort_keys=True, default=str)),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> NavMesh:
+        """Read a mesh written by `save`; any defect raises NavMeshError."""
+        p = Path(path)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except FileNotFoundError:
+            raise NavMeshError(f"{p}: no such navmesh file") from None
+        except Exception as exc:
+            raise NavMeshError(f"{p}: not a navmesh .npz file ({exc})") from None
+        if "version" not in data or int(data["version"]) != FORMAT_VERSION:
+            got = data["version"].item() if "version" in data else None
+            raise NavMeshError(
+                f"{p}: navmesh format version {got!r}, this build reads {FORMAT_VERSION}; re-bake"
+            )
+        try:
+            meta = json.loads(str(data.pop("meta")))
+            data.pop("version")
+            return cls(meta=meta, **data)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise NavMeshError(f"{p}: corrupt navmesh file: {exc}") from None
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.vertices, dtype=np.float64)
+        if v.ndim != 2 or v.shape[1] != 3 or not np.isfinite(v).all():
+            raise NavMeshError(f"vertices must be a finite (n, 3) array, got shape {v.shape}")
+        off = np.asarray(self.poly_offsets, dtype=np.int64)
+        pv = np.asarray(self.poly_verts, dtype=np.int64)
+        nb = np.asarray(self.poly_neighbors, dtype=np.int64)
+        n = off.shape[0] - 1
+        if off.ndim != 1 or n < 0 or off[0] != 0 or off[-1] != pv.shape[0] or (np.diff(off) < 3).any():
+            raise NavMeshError("poly_offsets must start at 0, end at len(poly_verts), polygons >= 3 vertices")
+        if nb.shape != pv.shape or (pv.size and (pv.min() < 0 or pv.max() >= v.shape[0])):
+            raise NavMeshError("poly_verts must index vertices and poly_neighbors must match its shape")
+        if nb.size and (nb.min() < -1 or nb.max() >= n):
+            raise NavMeshError("poly_neighbors must be -1 or a polygon id")
+        for name, shape in (("planes", (n, 3)), ("areas", (n,)), ("islands", (n,)), ("flags", (n,))):
+            if np.shape(getattr(self, name)) != shape:
+                raise NavMeshError(f"{name} must have shape {shape}, got {np.shape(getattr(self, name))}")
+        object.__setattr__(self, "vertices", _frozen(v, np.float64))
+        object.__setattr__(self, "poly_offsets", _frozen(off, np.int64))
+        object.__setattr__(self, "poly_verts", _frozen(pv, np.int64))
+        object.__setattr__(self, "poly_neighbors", _frozen(nb, np.int64))
+        object.__setattr__(self, "planes", _frozen(self.planes, np.float64))
+        object.__setattr__(self, "areas", _frozen(self.areas, np.float64))
+        object.__setattr__(self, "islands", _frozen(self.islands, np.int64))
+        object.__setattr__(self, "flags", _frozen(self.flags, np.uint16))
+        object.__setattr__(self, "meta", dict(self.meta))
+
+
+def _polygon_area(xy: np.ndarray) -> float:
+    x, y = xy[:, 0], xy[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+
+
+def build_navmesh(
+    vertices: np.ndarray,
+    polygons: list[list[int]] | list[np.ndarray],
+    planes: np.ndarray | None = None,
+    meta: dict | None = None,
+) -> NavMesh:
+    """Assemble a NavMesh: find portals (edges used by two polygons in opposite directions), areas, islands.
+
+    Args:
+        vertices: (nv, 2) or (nv, 3) positions [m]; a missing z is 0.
+        polygons: convex polygons as vertex id lists, counter-clockwise from above.
+        planes: (np, 3) height planes; default: fitted through each polygon's vertices.
+    """
+    v = np.asarray(vertices, dtype=np.float64)
+    if v.ndim != 2 or v.shape[1] not in (2, 3):
+        raise NavMeshError(f"vertices must be (n, 2) or (n, 3), got {v.shape}")
+    if v.shape[1] == 2:
+        v = np.column_stack([v, np.zeros(len(v))])
+    polys = [np.asarray(p, dtype=np.int64) for p in polygons]
+    n = len(polys)
+    sizes = np.array([len(p) for p in polys], dtype=np.int64)
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    pv = np.concatenate(polys) if n else np.zeros(0, np.int64)
+    edges: dict[tuple[int, int], tuple[int, int]] = {}
+    for p, ids in enumerate(polys):
+        for k in range(len(ids)):
+            key = (int(ids[k]), int(ids[(k + 1) % len(ids)]))
+            if key in edges:
+                raise NavMeshError(f"edge {key} is used twice in the same direction (overlapping polygons)")
+            edges[key] = (p, k)
+    nb = np.full(pv.shape[0], -1, dtype=np.int64)
+    for (a, b), (p, k) in edges.items():
+        other = edges.get((b, a))
+        if other is not None:
+            nb[off[p] + k] = other[0]
+    areas = np.array([_polygon_area(v[ids, :2]) for ids in polys], dtype=np.float64)
+    if n and (areas <= 0).any():
+        bad = int(np.flatnonzero(areas <= 0)[0])
+        raise NavMeshError(f"polygon {bad} is not counter-clockwise or has zero area")
+    if planes is None:
+        planes = np.zeros((n, 3))
+        for p, ids in enumerate(polys):
+            planes[p] = fit_plane(v[ids])
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    pof = np.repeat(np.arange(n), sizes)
+    g.add_edges_from(zip(pof[nb >= 0].tolist(), nb[nb >= 0].tolist(), strict=True))
+    comps = sorted(nx.connected_components(g), key=lambda c: (-sum(areas[i] for i in c), min(c)))
+    islands = np.zeros(n, dtype=np.int64)
+    for label, comp in enumerate(comps):
+        islands[list(comp)] = label
+    flags = np.where(islands > 0, FLAG_ISLAND, 0).astype(np.uint16)
+    return NavMesh(v, off, pv, nb, np.asarray(planes, float), areas, islands, flags, dict(meta or {}))
+
+
+def fit_plane(points: np.ndarray) -> np.ndarray:
+    """Least-squares plane z = a x + b y + c through (k, 3) points; flat (0, 0, mean z) if degenerate."""
+    pts = np.asarray(points, dtype=np.float64)
+    if np.ptp(pts[:, 2]) < 1e-12 or len(pts) < 3:
+        return np.array([0.0, 0.0, float(pts[:, 2].mean())])
+    A = np.column_stack([pts[:, 0], pts[:, 1], np.ones(len(pts))])
+    sol, _, rank, _ = np.linalg.lstsq(A, pts[:, 2], rcond=None)
+    if rank < 3:
+        return np.array([0.0, 0.0, float(pts[:, 2].mean())])
+    return sol

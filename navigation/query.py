@@ -1,0 +1,467 @@
+"""Queries on a baked NavMesh: paths, nearest point, raycast along the surface, random points, walls.
+
+Points are (2,) or (3,) arrays [m]. A 2-D point (or z = NaN) ignores height; with a z, the polygon must be
+within `height_tolerance` of it (so a point on a bridge and one on the walkway below are told apart).
+Bad arguments (NaN, wrong shape) raise NavMeshError; expected outcomes carry a status instead.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from navigation.errors import NavMeshError
+from navigation.funnel import corridor_portals, string_pull
+from navigation.navmesh import NavMesh
+from navigation.polyanya import Polyanya, SearchBudgetExceededError
+
+
+class PathStatus(enum.Enum):
+    COMPLETE = "complete"
+    PARTIAL = "partial"  # goal unreachable: path to the reachable point nearest the goal
+    INVALID = "invalid"  # start not on the mesh
+
+
+@dataclass(frozen=True)
+class PathResult:
+    """A path answer.
+
+    Attributes:
+        status: COMPLETE, PARTIAL (ends at the reachable point nearest the goal) or INVALID (start off mesh).
+        corridor: polygon ids from start to end.
+        points: (k, 3) straight path [m]; empty for INVALID.
+        exact: True when the path is the exact shortest (Polyanya finished within its node budget).
+    """
+
+    status: PathStatus
+    corridor: tuple[int, ...]
+    points: np.ndarray
+    exact: bool = True
+
+    @property
+    def length(self) -> float:
+        """Length of the path polyline [m] (0 for INVALID)."""
+        p = self.points
+        return float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum()) if len(p) > 1 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status is PathStatus.COMPLETE
+
+
+@dataclass(frozen=True)
+class NearestPoint:
+    """Nearest point on the mesh: `found` False (polygon -1) when nothing is within the search distance."""
+
+    found: bool
+    point: np.ndarray
+    polygon: int
+    distance: float
+
+
+@dataclass(frozen=True)
+class RaycastHit:
+    """A walk along the mesh surface from start toward end.
+
+    Attributes:
+        valid: False when the start is not on the mesh (nothing else is meaningful then).
+        walkable: True when the whole segment stays on the mesh.
+        fraction: where the walk stopped along start->end, in [0, 1] (1 if walkable).
+        point: (3,) where it stopped [m].
+        normal: (3,) horizontal unit normal of the wall edge hit, pointing back into the mesh; zeros if none.
+        polygons: polygon ids visited.
+    """
+
+    valid: bool
+    walkable: bool
+    fraction: float
+    point: np.ndarray
+    normal: np.ndarray
+    polygons: tuple[int, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class WallDistance:
+    """Distance [m] from a point to the nearest wall edge, the point on that edge, its inward normal."""
+
+    distance: float
+    point: np.ndarray
+    normal: np.ndarray
+
+
+def _as_point(p: object, what: str) -> np.ndarray:
+    a = np.asarray(p, dtype=np.float64)
+    if a.shape not in ((2,), (3,)):
+        raise NavMeshError(f"{what} must be a point of shape (2,) or (3,), got shape {a.shape}")
+    if not np.isfinite(a[:2]).all() or (a.shape == (3,) and np.isinf(a[2])):
+        raise NavMeshError(f"{what} must have finite coordinates, got {a.tolist()}")
+    return np.array([a[0], a[1], a[2] if a.shape == (3,) else np.nan])
+
+
+def _segment_nearest(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest points on segments a->b (m, d) to point p (d,), and their parameters."""
+    ab = b - a
+    den = np.einsum("ij,ij->i", ab, ab)
+    t = np.einsum("ij,ij->i", p - a, ab) / np.where(den > 0, den, 1.0)
+    t = np.clip(t, 0.0, 1.0)
+    return a + t[:, None] * ab, t
+
+
+class NavMeshQuery:
+    """A mesh plus its spatial index and search state; cheap to create, not thread-safe.
+
+    Args:
+        mesh: the navmesh.
+        height_tolerance: how far above/below a polygon a 3-D point may be and still be on it [m, > 0].
+        max_nodes: Polyanya node budget per path; past it the path falls back to A* over polygon centres
+            plus string pulling (`exact=False`).
+    """
+
+    def __init__(self, mesh: NavMesh, *, height_tolerance: float = 1.0, max_nodes: int = 200_000) -> None:
+        if not (math.isfinite(height_tolerance) and height_tolerance > 0):
+            raise NavMeshError(
+                f"height_tolerance must be a positive number of metres, got {height_tolerance!r}"
+            )
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+            raise NavMeshError(f"max_nodes must be a positive integer, got {max_nodes!r}")
+        if mesh.polygon_count == 0:
+            raise NavMeshError("the navmesh has no polygons")
+        self.mesh = mesh
+        self.height_tolerance = float(height_tolerance)
+        self.max_nodes = max_nodes
+        self.search = Polyanya(mesh)
+        self._eps = self.search.eps
+        off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
+        v = mesh.vertices
+        nxt = np.arange(pv.shape[0]) + 1
+        nxt[off[1:] - 1] = off[:-1]
+        self._edge_a = v[pv]
+        self._edge_b = v[pv[nxt]]
+        self._edge_poly = np.repeat(np.arange(mesh.polygon_count), np.diff(off))
+        wall = nb < 0
+        self._wall_a, self._wall_b = self._edge_a[wall], self._edge_b[wall]
+        self._wall_poly = self._edge_poly[wall]
+        # uniform bucket grid over polygon bounding boxes
+        lo = np.minimum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
+        hi = np.maximum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
+        self._origin = v[:, :2].min(axis=0)
+        self._bucket = max(2.0 * math.sqrt(float(mesh.areas.mean())), 1e-6)
+        ilo = np.floor((lo - self._origin) / self._bucket - 1e-9).astype(np.int64)
+        ihi = np.floor((hi - self._origin) / self._bucket + 1e-9).astype(np.int64)
+        self._buckets: dict[tuple[int, int], list[int]] = {}
+        for p in range(mesh.polygon_count):
+            for ix in range(ilo[p, 0], ihi[p, 0] + 1):
+                for iy in range(ilo[p, 1], ihi[p, 1] + 1):
+                    self._buckets.setdefault((ix, iy), []).append(p)
+        self._flat = bool(np.ptp(mesh.planes, axis=0).max() == 0.0)
+        self._graph: nx.Graph | None = None
+        self._centroids = mesh.centroids()
+        tri = [
+            (self._edge_a[off[p], :2], self._edge_a[off[p] + i, :2], self._edge_a[off[p] + i + 1, :2], p)
+            for p in range(mesh.polygon_count)
+            for i in range(1, off[p + 1] - off[p] - 1)
+        ]
+        self._tri = np.array([[a, b, c] for a, b, c, _ in tri])
+        self._tri_poly = np.array([p for *_, p in tri], dtype=np.int64)
+        ab, ac = self._tri[:, 1] - self._tri[:, 0], self._tri[:, 2] - self._tri[:, 0]
+        self._tri_cdf = np.cumsum(0.5 * np.abs(ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0]))
+
+    # --- location ---------------------------------------------------------------------------------
+    def polygons_at(self, point: object, height_tolerance: float | None = None) -> list[int]:
+        """Every polygon containing the point (several on a shared edge), nearest in height first."""
+        p = _as_point(point, "point")
+        tol = self.height_tolerance if height_tolerance is None else float(height_tolerance)
+        key = tuple(np.floor((p[:2] - self._origin) / self._bucket).astype(np.int64).tolist())
+        cand = self._buckets.get(key, [])
+        out: list[tuple[float, int]] = []
+        x, y = float(p[0]), float(p[1])
+        eps = self._eps
+        for q in cand:
+            xy = self.search.pxy[q]
+            k = len(xy)
+            inside = True
+            for i in range(k):
+                ax, ay = xy[i]
+                bx, by = xy[(i + 1) % k]
+                if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -eps * math.hypot(bx - ax, by - ay):
+                    inside = False
+                    break
+            if not inside:
+                continue
+            dz = 0.0 if math.isnan(p[2]) else abs(self.mesh.height_at(q, x, y) - p[2])
+            if dz <= tol:
+                out.append((dz, q))
+        out.sort()
+        return [q for _, q in out]
+
+    def polygon_at(self, point: object, height_tolerance: float | None = None) -> int:
+        """The polygon containing the point (nearest in height), or -1."""
+        found = self.polygons_at(point, height_tolerance)
+        return found[0] if found else -1
+
+    def _contains(self, q: int, x: float, y: float) -> bool:
+        xy = self.search.pxy[q]
+        k = len(xy)
+        for i in range(k):
+            (ax, ay), (bx, by) = xy[i], xy[(i + 1) % k]
+            if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -self._eps * math.hypot(bx - ax, by - ay):
+                return False
+        return True
+
+    def _z(self, poly: int, x: float, y: float) -> float:
+        return self.mesh.height_at(poly, x, y)
+
+    # --- nearest point / walls --------------------------------------------------------------------
+    def nearest_point(self, point: object, max_distance: float = math.inf) -> NearestPoint:
+        """Snap a point onto the mesh: itself inside a polygon, else the nearest wall point."""
+        p = _as_point(point, "point")
+        if not (max_distance >= 0):
+            raise NavMeshError(f"max_distance must be >= 0 [m], got {max_distance!r}")
+        return self._nearest(p, max_distance, None)
+
+    def _nearest(self, p: np.ndarray, max_distance: float, island: int | None) -> NearestPoint:
+        has_z = not math.isnan(p[2])
+        inside = self.polygons_at(p if has_z else p[:2], math.inf)
+        if island is not None:
+            inside = [q for q in inside if self.mesh.islands[q] == island]
+        best = (math.inf, None, -1)
+        if inside:
+            q = inside[0]
+            z = self._z(q, p[0], p[1])
+            d = abs(z - p[2]) if has_z else 0.0
+            best = (d, np.array([p[0], p[1], z]), q)
+        if best[0] > 0.0:
+            sel = (
+                np.ones(len(self._wall_poly), dtype=bool)
+                if island is None
+                else (self.mesh.islands[self._wall_poly] == island)
+            )
+            if sel.any():
+                a, b = self._wall_a[sel], self._wall_b[sel]
+                dims = 3 if has_z else 2
+                near, _ = _segment_nearest(p[:dims], a[:, :dims], b[:, :dims])
+                d = np.linalg.norm(near - p[:dims], axis=1)
+                i = int(np.argmin(d))
+                if d[i] < best[0]:
+                    q = int(self._wall_poly[sel][i])
+                    x, y = near[i, 0], near[i, 1]
+                    best = (float(d[i]), np.array([x, y, self._z(q, x, y)]), q)
+        if best[1] is None or best[0] > max_distance:
+            return NearestPoint(False, np.full(3, np.nan), -1, math.inf)
+        return NearestPoint(True, best[1], int(best[2]), float(best[0]))
+
+    def distance_to_wall(self, point: object, max_distance: float = math.inf) -> WallDistance:
+        """Horizontal distance from a point on the mesh to the nearest wall edge of its island [m]."""
+        p = _as_point(point, "point")
+        q = self.polygon_at(p)
+        if q < 0:
+            raise NavMeshError(f"point {p.tolist()} is not on the navmesh; snap it with nearest_point first")
+        sel = self.mesh.islands[self._wall_poly] == self.mesh.islands[q]
+        if not math.isnan(p[2]):
+            zmid = 0.5 * (self._wall_a[:, 2] + self._wall_b[:, 2])
+            sel &= np.abs(zmid - p[2]) <= self.height_tolerance + 0.5 * np.abs(
+                self._wall_a[:, 2] - self._wall_b[:, 2]
+            )
+        if not sel.any():
+            return WallDistance(math.inf, np.full(3, np.nan), np.zeros(3))
+        a, b = self._wall_a[sel, :2], self._wall_b[sel, :2]
+        near, _ = _segment_nearest(p[:2], a, b)
+        d = np.linalg.norm(near - p[:2], axis=1)
+        i = int(np.argmin(d))
+        if d[i] > max_distance:
+            return WallDistance(math.inf, np.full(3, np.nan), np.zeros(3))
+        e = b[i] - a[i]
+        n = np.array([-e[1], e[0], 0.0]) / max(np.hypot(*e), 1e-300)
+        wp = int(self._wall_poly[sel][i])
+        return WallDistance(float(d[i]), np.array([near[i, 0], near[i, 1], self._z(wp, *near[i])]), n)
+
+    # --- random points / islands ------------------------------------------------------------------
+    def random_points(self, rng: np.random.Generator, n: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """n points uniformly distributed by area: ((n, 3) points [m], (n,) polygon ids)."""
+        if not isinstance(rng, np.random.Generator):
+            raise NavMeshError("rng must be a numpy.random.Generator (seeded by its owner)")
+        u = rng.random((3, n))
+        t = np.searchsorted(self._tri_cdf, u[0] * self._tri_cdf[-1], side="right")
+        t = np.minimum(t, len(self._tri_cdf) - 1)
+        s = np.sqrt(u[1])
+        tri = self._tri[t]
+        xy = (
+            (1 - s)[:, None] * tri[:, 0]
+            + (s * (1 - u[2]))[:, None] * tri[:, 1]
+            + (s * u[2])[:, None] * tri[:, 2]
+        )
+        polys = self._tri_poly[t]
+        planes = self.mesh.planes[polys]
+        z = planes[:, 0] * xy[:, 0] + planes[:, 1] * xy[:, 1] + planes[:, 2]
+        return np.column_stack([xy, z]), polys
+
+    def random_point(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """One area-weighted random point [m] and its polygon."""
+        pts, polys = self.random_points(rng, 1)
+        return pts[0], int(polys[0])
+
+    def islands(self) -> list[frozenset[int]]:
+        """Connected sets of polygon ids (networkx components), largest area first."""
+        comps = nx.connected_components(self.graph)
+        return sorted(
+            (frozenset(c) for c in comps), key=lambda c: (-sum(self.mesh.areas[i] for i in c), min(c))
+        )
+
+    @property
+    def graph(self) -> nx.Graph:
+        if self._graph is None:
+            self._graph = self.mesh.graph()
+        return self._graph
+
+    # --- raycast ----------------------------------------------------------------------------------
+    def raycast(self, start: object, end: object) -> RaycastHit:
+        """Walk the surface from start toward end (horizontally); stop at the first wall edge crossed."""
+        s, e = _as_point(start, "start"), _as_point(end, "end")
+        p = self.polygon_at(s)
+        if p < 0:
+            return RaycastHit(False, False, 0.0, np.full(3, np.nan), np.zeros(3), ())
+        ax, ay = float(s[0]), float(s[1])
+        dx, dy = float(e[0]) - ax, float(e[1]) - ay
+        visited = [p]
+        t_cur, prev = 0.0, -1
+        eps = self._eps
+        for _ in range(self.mesh.polygon_count + 8):
+            xy, nbs = self.search.pxy[p], self.search.pnb[p]
+            k = len(xy)
+            t_exit, edge = math.inf, -1
+            for i in range(k):
+                (x0, y0), (x1, y1) = xy[i], xy[(i + 1) % k]
+                nx_, ny_ = y1 - y0, -(x1 - x0)  # outward normal of a CCW edge
+                den = nx_ * dx + ny_ * dy
+                if den <= 1e-300:
+                    continue
+                t = (nx_ * (x0 - ax) + ny_ * (y0 - ay)) / den
+                ex, ey = x1 - x0, y1 - y0
+                along = ((ax + t * dx - x0) * ex + (ay + t * dy - y0) * ey) / max(ex * ex + ey * ey, 1e-300)
+                slack = eps / max(math.hypot(ex, ey), 1e-300)
+                if not (-slack <= along <= 1.0 + slack):
+                    continue  # a collinear edge the exit point is not on
+                better = t < t_exit - 1e-12 or (abs(t - t_exit) <= 1e-12 and nbs[i] >= 0 and nbs[i] != prev)
+                if better:
+                    t_exit, edge = t, i
+            t_exit = max(t_exit, t_cur)
+            if edge < 0 or t_exit >= 1.0 - eps / max(math.hypot(dx, dy), 1e-300):
+                return RaycastHit(
+                    True,
+                    True,
+                    1.0,
+                    np.array([e[0], e[1], self._z(p, e[0], e[1])]),
+                    np.zeros(3),
+                    tuple(visited),
+                )
+            q = nbs[edge]
+            if q < 0:
+                (x0, y0), (x1, y1) = xy[edge], xy[(edge + 1) % k]
+                L = math.hypot(x1 - x0, y1 - y0)
+                hx, hy = ax + t_exit * dx, ay + t_exit * dy
+                return RaycastHit(
+                    True,
+                    False,
+                    float(t_exit),
+                    np.array([hx, hy, self._z(p, hx, hy)]),
+                    np.array([-(y1 - y0) / L, (x1 - x0) / L, 0.0]),
+                    tuple(visited),
+                )
+            prev, p, t_cur = p, q, t_exit
+            visited.append(p)
+        raise NavMeshError("raycast did not terminate: the mesh adjacency is inconsistent")
+
+    # --- paths ------------------------------------------------------------------------------------
+    def find_path(self, start: object, goal: object, *, max_nodes: int | None = None) -> PathResult:
+        """Exact shortest (horizontal) path from start to goal (Polyanya), or a partial/invalid status."""
+        s, g = _as_point(start, "start"), _as_point(goal, "goal")
+        budget = self.max_nodes if max_nodes is None else max_nodes
+        sp = self.polygons_at(s)
+        if not sp:
+            return PathResult(PathStatus.INVALID, (), np.zeros((0, 3)))
+        islands = self.mesh.islands
+        gp = self.polygons_at(g)
+        reach = [q for q in gp if islands[q] in {int(islands[x]) for x in sp}]
+        status = PathStatus.COMPLETE
+        if reach:
+            island = int(islands[reach[0]])
+            target = g
+        else:
+            status = PathStatus.PARTIAL
+            island = int(islands[sp[0]])
+            near = self._nearest(g, math.inf, island)
+            target = near.point
+            reach = [q for q in self.polygons_at(target, math.inf) if islands[q] == island] or [near.polygon]
+        sp = [q for q in sp if islands[q] == island]
+        s2, t2 = (float(s[0]), float(s[1])), (float(target[0]), float(target[1]))
+        exact = True
+        try:
+            found = self.search.search(s2, sp, t2, set(reach), budget)
+        except SearchBudgetExceededError:
+            found, exact = None, False
+        if found is None:
+            corridor = nx.astar_path(
+                self.graph, sp[0], reach[0], heuristic=self._poly_heuristic, weight="weight"
+            )
+            xy = string_pull(corridor_portals(self.mesh, corridor), np.array(s2), np.array(t2))
+            pts = [(float(x), float(y), -1) for x, y in xy]
+        else:
+            pts, corridor = found
+        return PathResult(status, tuple(int(c) for c in corridor), self._lift(pts, corridor), exact)
+
+    def _poly_heuristic(self, a: int, b: int) -> float:
+        c = self._centroids
+        return math.hypot(c[a, 0] - c[b, 0], c[a, 1] - c[b, 1])
+
+    def _lift(self, pts: list[tuple[float, float, int]], corridor: list[int]) -> np.ndarray:
+        """Give a 2-D path heights from the polygons it crosses (points added where the plane changes)."""
+        first, last = corridor[0], corridor[-1]
+        if self._flat:
+            z = float(self.mesh.planes[0, 2])
+            return np.array([(x, y, z) for x, y, _ in pts], dtype=np.float64)
+        v = self.mesh.vertices
+        out = []
+        portals = []
+        for a, b in itertools.pairwise(corridor):
+            if not np.array_equal(self.mesh.planes[a], self.mesh.planes[b]):
+                k = int(np.flatnonzero(self.mesh.neighbors(a) == b)[0])
+                seg = self.mesh.portal_segment(a, k)
+                portals.append((seg[0, :2], seg[1, :2], a, b))
+        for i, (x, y, vid) in enumerate(pts):
+            if i == 0:
+                z = self._z(first, x, y)
+            elif i == len(pts) - 1:
+                z = self._z(last, x, y)
+            else:
+                owner = next((c for c in corridor if self._contains(c, x, y)), -1)
+                z = (
+                    self._z(owner, x, y)
+                    if owner >= 0
+                    else float(v[vid, 2])
+                    if vid >= 0
+                    else self._z(last, x, y)
+                )
+            if i > 0 and portals:
+                a2 = np.array(pts[i - 1][:2])
+                b2 = np.array([x, y])
+                cross_pts = []
+                for c0, c1, pa, pb in portals:
+                    d, f = b2 - a2, c1 - c0
+                    den = d[0] * f[1] - d[1] * f[0]
+                    if abs(den) < 1e-300:
+                        continue
+                    w = c0 - a2
+                    t = (w[0] * f[1] - w[1] * f[0]) / den
+                    u = (w[0] * d[1] - w[1] * d[0]) / den
+                    if 1e-9 < t < 1 - 1e-9 and -1e-9 <= u <= 1 + 1e-9:
+                        px, py = a2 + t * d
+                        cross_pts.append((t, px, py, 0.5 * (self._z(pa, px, py) + self._z(pb, px, py))))
+                for _, px, py, pz in sorted(cross_pts):
+                    out.append((px, py, pz))
+            out.append((x, y, z))
+        return np.array(out, dtype=np.float64)

@@ -1,0 +1,92 @@
+"""Helpers for navigation tests: benchmark data, independent exact lengths (visibility graph, octile)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+import shapely
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import dijkstra, shortest_path
+
+DATA = Path("/work/shared/data/movingai")
+
+
+def data_file(name: str) -> Path:
+    p = DATA / name
+    if not p.exists():
+        pytest.skip(f"benchmark data {p} not available")
+    return p
+
+
+class VisibilityGraph:
+    """Exact any-angle shortest lengths in a polygonal free space: visibility graph over its corners
+    (shapely line-of-sight, networkx graph, all-pairs Dijkstra), independent of the navmesh code.
+
+    The free space is shrunk by 1e-6 first, so two free cells touching only at a corner are separated
+    (the benchmark's corner rule) and sight lines may graze walls; lengths are exact to ~1e-5.
+    """
+
+    def __init__(self, free: shapely.Geometry) -> None:
+        shrunk = shapely.buffer(free, -1e-6, join_style="mitre")
+        self.los = shapely.buffer(shrunk, 1e-7, join_style="mitre")
+        shapely.prepare(self.los)
+        corners = []
+        oriented = shapely.orient_polygons(shrunk)  # shells CCW, holes CW: free space on the left
+        for poly in getattr(oriented, "geoms", [oriented]):
+            for ring in [poly.exterior, *poly.interiors]:
+                c = np.asarray(ring.coords)[:-1]
+                prev, nxt = np.roll(c, 1, axis=0), np.roll(c, -1, axis=0)
+                turn = (c[:, 0] - prev[:, 0]) * (nxt[:, 1] - c[:, 1]) - (c[:, 1] - prev[:, 1]) * (
+                    nxt[:, 0] - c[:, 0]
+                )
+                corners.extend(c[turn < 0].tolist())  # right turns: reflex corners, where paths bend
+        self.corners = np.unique(np.asarray(corners).reshape(-1, 2), axis=0)
+        n = len(self.corners)
+        i, j = np.triu_indices(n, 1)
+        seen = self.visible(self.corners[i], self.corners[j])
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        d = np.hypot(*(self.corners[i] - self.corners[j]).T)
+        g.add_weighted_edges_from(zip(i[seen].tolist(), j[seen].tolist(), d[seen].tolist(), strict=True))
+        adj = nx.to_scipy_sparse_array(g, nodelist=range(n), weight="weight", format="csr")
+        self.dist = shortest_path(adj, method="D", directed=False) if n else np.zeros((0, 0))
+
+    def visible(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return shapely.covers(self.los, shapely.linestrings(np.stack(np.broadcast_arrays(a, b), axis=-2)))
+
+    def length(self, s: tuple[float, float], t: tuple[float, float]) -> float:
+        s2, t2 = np.asarray(s, float), np.asarray(t, float)
+        if self.visible(s2, t2):
+            return float(np.hypot(*(s2 - t2)))
+        c = self.corners
+        ds = np.where(self.visible(s2, c), np.hypot(*(c - s2).T), np.inf)
+        dt = np.where(self.visible(c, t2), np.hypot(*(c - t2).T), np.inf)
+        return float((ds[:, None] + self.dist + dt[None, :]).min()) if len(c) else math.inf
+
+
+def octile_lengths(blocked: np.ndarray, pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> np.ndarray:
+    """Exact 8-connected shortest lengths without corner cutting (MovingAI rules), per (start, goal) cell."""
+    h, w = blocked.shape
+    free = ~blocked
+    idx = np.arange(h * w).reshape(h, w)
+    rows, cols, vals = [], [], []
+    for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        ys, xs = np.nonzero(free)
+        y2, x2 = ys + dy, xs + dx
+        ok = (y2 >= 0) & (y2 < h) & (x2 >= 0) & (x2 < w)
+        ys, xs, y2, x2 = ys[ok], xs[ok], y2[ok], x2[ok]
+        ok = free[y2, x2]
+        if dx and dy:
+            ok &= free[ys, x2] & free[y2, xs]
+        rows.append(idx[ys[ok], xs[ok]])
+        cols.append(idx[y2[ok], x2[ok]])
+        vals.append(np.full(int(ok.sum()), math.sqrt(2) if dx and dy else 1.0))
+    g = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(h * w, h * w))
+    starts = sorted({s for s, _ in pairs})
+    d = dijkstra(g.tocsr(), directed=False, indices=[idx[y, x] for x, y in starts])
+    row = {s: i for i, s in enumerate(starts)}
+    return np.array([d[row[s], idx[gy, gx]] for s, (gx, gy) in pairs])

@@ -1,0 +1,112 @@
+"""Bake from a RaySource: analytic fake world with a floor, a bridge over it, a ramp up to the bridge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fake_world import FakeWorld, Solid, box
+
+from navigation.errors import NavMeshError
+from navigation.heightfield import MAX_RAYS_PER_BATCH, sample_heightfield
+from navigation.navmesh import FLAG_ISLAND
+from navigation.query import NavMeshQuery, PathStatus
+from navigation.ray_bake import bake_from_rays
+from navigation.settings import BakeSettings
+
+FLOOR = box(0, 30, 0, 10, -0.5, 0.0)
+BRIDGE = box(4, 16, 4, 6, 3.0, 3.2)  # 3 m of headroom under it
+RAMP = Solid(16, 26, 4, 6, 0.0, 3.2, 0.0)  # solid wedge from the bridge down to the floor, ~18 deg
+
+
+@pytest.fixture(scope="module")
+def bridge_mesh():
+    world = FakeWorld([FLOOR, BRIDGE, RAMP])
+    mesh = bake_from_rays(world, BakeSettings(agent_radius=0.3, cell_size=0.25, max_climb=0.4))
+    return world, mesh, NavMeshQuery(mesh, height_tolerance=0.5)
+
+
+def test_rays_are_batched(bridge_mesh) -> None:
+    world, _, _ = bridge_mesh
+    assert max(world.calls) <= MAX_RAYS_PER_BATCH
+    big = FakeWorld([box(0, 40, 0, 40, -1, 0)])
+    hf = sample_heightfield(big, BakeSettings(cell_size=0.25))
+    assert hf.shape == (160, 160) and max(big.calls) == MAX_RAYS_PER_BATCH
+
+
+def test_bridge_and_floor_below_are_both_walkable_and_different_polygons(bridge_mesh) -> None:
+    _, mesh, q = bridge_mesh
+    top, below = q.polygon_at((10, 5, 3.2)), q.polygon_at((10, 5, 0.0))
+    assert top >= 0 and below >= 0 and top != below
+    assert mesh.height_at(top, 10, 5) == pytest.approx(3.2, abs=1e-6)
+    assert mesh.height_at(below, 10, 5) == pytest.approx(0.0, abs=1e-6)
+    assert not mesh.flags[top] & FLAG_ISLAND and not mesh.flags[below] & FLAG_ISLAND
+
+
+def test_levels_connect_only_via_the_ramp(bridge_mesh) -> None:
+    _, _, q = bridge_mesh
+    res = q.find_path((10, 5, 3.2), (10, 5, 0.0))
+    assert res.status is PathStatus.COMPLETE
+    assert res.points[:, 0].max() > 24.0  # walked down the ramp and back under the bridge
+    assert res.length > 2 * 14.0
+    mid = res.points[(res.points[:, 0] > 18) & (res.points[:, 0] < 24)]
+    ramp_z = 3.2 * (26 - mid[:, 0]) / 10
+    np.testing.assert_allclose(mid[:, 2], ramp_z, atol=0.15)  # heights follow the slope
+    # a straight walk off the bridge's side is blocked
+    hit = q.raycast((10, 5, 3.2), (10, 8, 3.2))
+    assert hit.valid and not hit.walkable
+
+
+def test_erosion_keeps_the_radius_from_walls(bridge_mesh) -> None:
+    _, mesh, q = bridge_mesh
+    top = q.polygon_at((10, 5, 3.2))
+    ys = mesh.polygon_xy(top)[:, 1]
+    assert (
+        ys.min() >= 4.0 + 0.3 - 0.25 - 1e-9 and ys.max() <= 6.0 - 0.3 + 0.25 + 1e-9
+    )  # radius, within a cell
+    for p in range(mesh.polygon_count):
+        xy = mesh.polygon_xy(p)
+        assert (xy[:, 0] >= 0.3 - 0.25 - 1e-9).all() and (xy[:, 0] <= 30 - 0.3 + 0.25 + 1e-9).all()
+
+
+def test_slope_filter() -> None:
+    steep = Solid(10, 12, 0, 10, 0.0, 0.0, 4.0)  # ~63 deg
+    world = FakeWorld([FLOOR, steep])
+    mesh = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25))
+    q = NavMeshQuery(mesh, height_tolerance=0.3)
+    assert q.polygon_at((11, 5, 2.0)) == -1
+    assert q.polygon_at((5, 5, 0.0)) >= 0
+    res = q.find_path((5, 5, 0.0), (20, 5, 0.0))
+    assert res.status is PathStatus.PARTIAL  # the steep wedge splits the floor
+    gentle = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, max_slope_deg=70.0))
+    assert NavMeshQuery(gentle, height_tolerance=0.3).polygon_at((11, 5, 2.0)) >= 0
+
+
+def test_clearance_filter() -> None:
+    low = box(4, 16, 4, 6, 1.2, 1.4)  # only 1.2 m of headroom below
+    world = FakeWorld([FLOOR, low])
+    mesh = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, agent_height=1.8))
+    q = NavMeshQuery(mesh, height_tolerance=0.3)
+    assert q.polygon_at((10, 5, 0.0)) == -1
+    assert q.polygon_at((10, 5, 1.4)) >= 0  # the platform itself (an island: no way up)
+    assert mesh.flags[q.polygon_at((10, 5, 1.4))] & FLAG_ISLAND
+    short = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, agent_height=1.0))
+    assert NavMeshQuery(short, height_tolerance=0.3).polygon_at((10, 5, 0.0)) >= 0
+    dropped = bake_from_rays(
+        world, BakeSettings(agent_radius=0.0, cell_size=0.25, agent_height=1.8, keep_islands=False)
+    )
+    assert NavMeshQuery(dropped, height_tolerance=0.3).polygon_at((10, 5, 1.4)) == -1
+
+
+def test_steps_within_max_climb_connect() -> None:
+    step = box(10, 30, 0, 10, 0.0, 0.3)
+    world = FakeWorld([FLOOR, step])
+    for climb, status in ((0.4, PathStatus.COMPLETE), (0.2, PathStatus.PARTIAL)):
+        mesh = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, max_climb=climb))
+        res = NavMeshQuery(mesh, height_tolerance=0.2).find_path((5, 5, 0.0), (20, 5, 0.3))
+        assert res.status is status
+
+
+def test_nothing_walkable() -> None:
+    wall = Solid(0, 2, 0, 2, 0.0, 0.0, 5.0)
+    with pytest.raises(NavMeshError, match="no walkable surface"):
+        bake_from_rays(FakeWorld([wall]), BakeSettings(cell_size=0.25))
