@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from navigation.grid_bake import bake_grid
@@ -58,10 +59,12 @@ def solve_scenarios(
     scale: float = 1.0,
     agent_radius: float = 0.0,
     mesh: NavMesh | None = None,
+    on_row: Callable[[ScenarioRow], None] | None = None,
 ) -> ScenarioReport:
     """Bake the grid (unless `mesh` is given) and solve every scenario with NavMeshQuery.find_path.
 
     The octile length is the benchmark's optimum times `scale`; an any-angle path can only be shorter.
+    `on_row` is called with each row as it is solved (for progress bars).
     """
     t0 = time.perf_counter()
     if mesh is None:
@@ -89,4 +92,6 @@ def solve_scenarios(
                 us,
             )
         )
+        if on_row is not None:
+            on_row(rows[-1])
     return ScenarioReport(rows, bake, mesh.polygon_count, mesh)

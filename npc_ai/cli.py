@@ -120,6 +120,96 @@ def _cmd_clip_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_nav_scen(args: argparse.Namespace) -> int:
+    import csv
+
+    import numpy as np
+
+    from navigation.benchmark import ROW_FIELDS, solve_scenarios
+    from navigation.movingai import read_map, read_scenarios
+
+    grid = read_map(args.map)
+    scenarios = read_scenarios(args.scen)
+    if not scenarios:
+        raise UsageError(f"{args.scen}: no scenarios in the file")
+    bar = _progress(len(scenarios), "scenarios", args.quiet)
+    report = solve_scenarios(grid, scenarios, on_row=lambda _row: bar.update() if bar is not None else None)
+    if bar is not None:
+        bar.close()
+    if args.out is not None:
+        with open(args.out, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(ROW_FIELDS)
+            for row in report.rows:
+                w.writerow([_csv_value(v) for v in row.as_tuple()])
+    micros = np.array([r.micros for r in report.rows])
+    status = {s: sum(r.status == s for r in report.rows) for s in ("complete", "partial", "invalid")}
+    print(f"map {grid.name}: {grid.width} x {grid.height}, {len(scenarios)} scenarios")
+    print(f"bake {report.bake_seconds * 1e3:.1f} ms, {report.polygon_count} polygons")
+    print(f"query time median {np.median(micros):.0f} us, p95 {np.percentile(micros, 95):.0f} us")
+    print("status " + ", ".join(f"{k} {v}" for k, v in status.items()))
+    if args.out is not None:
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _csv_value(v: object) -> object:
+    return f"{v:.6f}" if isinstance(v, float) else v
+
+
+def _progress(total: int, unit: str, quiet: bool):
+    if quiet or total < 200:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit[:-1], desc=unit, leave=False, file=sys.stderr)
+
+
+def _cmd_nav_bake(args: argparse.Namespace) -> int:
+    import time
+
+    import numpy as np
+
+    from navigation.query import NavMeshQuery
+    from npc_ai.scene_nav import scene_navmesh
+    from scenes import World, load_scene
+
+    scene = load_scene(args.scene)
+    t0 = time.perf_counter()
+    with World(scene, seed=args.seed) as world:
+        mesh, cached = scene_navmesh(world, use_cache=not args.no_cache)
+    seconds = time.perf_counter() - t0
+    islands = int(mesh.islands.max()) + 1 if mesh.polygon_count else 0
+    how = "loaded from the cache" if cached else "baked"
+    print(f"scene {scene.name}: navmesh {how} in {seconds:.2f} s")
+    print(f"{mesh.polygon_count} polygons, {mesh.total_area:.1f} m^2 walkable, {islands} islands")
+    if args.plot is not None:
+        from navigation.plot import plot_navmesh
+
+        query = NavMeshQuery(mesh)
+        rng = np.random.default_rng(args.seed)
+        path = _sample_path(query, rng)
+        plot_navmesh(mesh, path, out=args.plot, title=f"{scene.name}: {mesh.polygon_count} polygons")
+        print(f"wrote {args.plot}" + (f" (sample path {path.length:.1f} m)" if path is not None else ""))
+    if args.save is not None:
+        mesh.save(args.save)
+        print(f"wrote {args.save}")
+    return 0
+
+
+def _sample_path(query, rng):
+    """A long complete path between random points of the largest island (None if there is none)."""
+    best = None
+    for _ in range(40):
+        (a, pa), (b, pb) = query.random_point(rng), query.random_point(rng)
+        if query.mesh.islands[pa] != 0 or query.mesh.islands[pb] != 0:
+            continue
+        path = query.find_path(a, b)
+        if path.ok and (best is None or path.length > best.length):
+            best = path
+    return best
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `npc-ai` (exposed for tests and docs)."""
     p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
@@ -141,6 +231,22 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     d.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
     d.set_defaults(func=_cmd_demo)
+
+    nav = sub.add_parser("nav", help="navigation meshes: bake scenes, solve MovingAI benchmarks")
+    nav_sub = nav.add_subparsers(dest="nav_command", required=True, parser_class=_Parser)
+    ns = nav_sub.add_parser("scen", help="solve every scenario of a MovingAI map/scenario pair")
+    ns.add_argument("map", help="a MovingAI .map file")
+    ns.add_argument("scen", help="its .map.scen scenario file")
+    ns.add_argument("--out", help="write one CSV row per scenario to this file")
+    ns.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns.set_defaults(func=_cmd_nav_scen)
+    nb = nav_sub.add_parser("bake", help="bake a scene's navmesh and report it")
+    nb.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
+    nb.add_argument("--plot", help="draw polygons, portals and a sample path to this PNG")
+    nb.add_argument("--save", help="write the navmesh (.npz) to this file")
+    nb.add_argument("--seed", type=_seed, default=0, help="seed of the sample path (default 0)")
+    nb.add_argument("--no-cache", action="store_true", help="bake even if a cached navmesh exists")
+    nb.set_defaults(func=_cmd_nav_bake)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)

@@ -124,3 +124,51 @@ def test_truncated_bvh_is_one_line_naming_the_line(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "cut.bvh" in out.stderr and "line" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_nav_scen_writes_the_documented_csv(tmp_path: Path, movingai_dir: Path) -> None:
+    import csv
+
+    out_csv = tmp_path / "arena.csv"
+    out = npc_ai(
+        "nav",
+        "scen",
+        str(movingai_dir / "arena.map"),
+        str(movingai_dir / "arena.map.scen"),
+        "--out",
+        str(out_csv),
+    )
+    assert out.returncode == 0, out.stderr
+    assert (
+        "polygons" in out.stdout and "median" in out.stdout and "p95" in out.stdout and "bake" in out.stdout
+    )
+    assert (
+        out_csv.read_text().splitlines()[0]
+        == "index,start_x,start_y,goal_x,goal_y,octile_length,length,status,micros"
+    )
+    rows = list(csv.reader(out_csv.open()))
+    body = rows[1:]
+    assert len(body) == 160 and [int(r[0]) for r in body] == list(range(160))
+    for r in body:
+        assert r[7] == "complete"
+        assert float(r[6]) <= float(r[5]) + 1e-3  # any-angle never longer than octile (file rounds to 1e-5)
+        assert float(r[8]) > 0
+
+
+def test_nav_bake_prints_time_and_polygons_and_plots(tmp_path: Path) -> None:
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    first = npc_ai("nav", "bake", "arena", "--plot", str(tmp_path / "nav.png"), env=env)
+    assert first.returncode == 0, first.stderr
+    assert "baked in" in first.stdout and "polygons" in first.stdout
+    assert (tmp_path / "nav.png").read_bytes()[:4] == b"\x89PNG"
+    second = npc_ai("nav", "bake", "arena", env=env)
+    assert "loaded from the cache" in second.stdout
+    assert list((tmp_path / "cache").glob("*.npz"))
+
+
+def test_nav_scen_bad_map_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "x.map"
+    bad.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n")
+    out = npc_ai("nav", "scen", str(bad), str(bad))
+    assert out.returncode == 2
+    assert "x.map" in out.stderr and len(out.stderr.strip().splitlines()) == 1
