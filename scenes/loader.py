@@ -285,7 +285,30 @@ _TOP_KEYS = {
     "npc",
     "player",
     "navmesh",
+    "archetype",
 }
+
+
+def _archetypes(r: _Reader, doc: Mapping[str, Any]) -> tuple:
+    """`[archetype.NAME]` tables as (name, ((key, scalar), ...)) pairs; the keys are the behaviour's."""
+    if "archetype" not in doc:
+        return ()
+    table = r.table(doc["archetype"], "archetype")
+    out = []
+    for name, items in table.items():
+        key = f"archetype.{name}"
+        settings = r.table(items, key)
+        values = []
+        for k, v in settings.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                raise r.fail(f"{key}.{k}", f"must be a finite number, got {v!r}")
+            if not isinstance(v, bool | int | float | str):
+                raise r.fail(
+                    f"{key}.{k}", f"must be a number, true/false or a string, got {type(v).__name__}"
+                )
+            values.append((str(k), v))
+        out.append((str(name), tuple(values)))
+    return tuple(out)
 
 
 def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path | None = None) -> Scene:
@@ -297,6 +320,14 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
     name = r.string(head["name"], "scene.name")
     if not name.strip():
         raise r.fail("scene.name", "must not be empty")
+    archetypes = _archetypes(r, doc)
+    known = {name for name, _ in archetypes} | {"default"}
+    npcs = _array(r, doc, "npc", _npc)
+    for i, npc in enumerate(npcs):
+        if npc.archetype not in known:
+            raise r.fail(
+                f"npc[{i}].archetype", f"no [archetype.{npc.archetype}] table; define it or use 'default'"
+            )
     assets = (
         _array(r, doc, "mesh", _asset, "mesh")
         + _array(r, doc, "urdf", _asset, "urdf")
@@ -312,11 +343,12 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         stairs=_array(r, doc, "stairs", _stairs),
         platforms=_array(r, doc, "platform", _platform),
         assets=assets,
-        npcs=_array(r, doc, "npc", _npc),
+        npcs=npcs,
         player=_player(r, r.table(doc["player"], "player"), "player") if "player" in doc else None,
         navmesh=_navmesh(r, r.table(doc["navmesh"], "navmesh"), "navmesh")
         if "navmesh" in doc
         else NavmeshSpec(),
+        archetypes=archetypes,
         source=source,
     )
 

@@ -170,6 +170,8 @@ class Scene:
 
     Attributes:
         name: short name. source: the file it came from ("" when built in code).
+        archetypes: per-archetype behaviour settings from `[archetype.NAME]` tables, as (name, items)
+            pairs of raw scalars (validated by the behaviour layer).
         content_hash: sha256 of the source text (for navmesh caches), "" when built in code.
     """
 
@@ -185,5 +187,13 @@ class Scene:
     player: PlayerSpawn | None = None
     navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
     gravity: float = -9.81
+    archetypes: tuple[tuple[str, tuple[tuple[str, float | int | bool | str], ...]], ...] = ()
     source: str = ""
     content_hash: str = ""
+
+    def archetype(self, name: str) -> dict[str, float | int | bool | str]:
+        """The raw settings of the `[archetype.NAME]` table (empty for an undefined name such as "default").
+
+        The behaviour layer validates the keys; the scene only checks they are TOML scalars.
+        """
+        return dict(next((items for n, items in self.archetypes if n == name), ()))

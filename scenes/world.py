@@ -305,6 +305,34 @@ class World:
         q = pb.getQuaternionFromEuler((0.0, 0.0, float(yaw)))
         return box_cast(self.client, shape, q, s, e, candidates)
 
+    def boxes_overlap(
+        self, centers: np.ndarray, half_extents: Iterable[float], *, mask: int = groups.STATIC
+    ) -> np.ndarray:
+        """(n,) bool: does an axis-aligned box of `half_extents` [m] at each of `centers` (n, 3) [m] overlap
+        (penetrate) a body in the `mask` groups? Exact for convex shapes; a box wholly inside a closed
+        triangle mesh touches no triangle and counts as free."""
+        self._check_open()
+        c = np.asarray(centers, dtype=np.float64)
+        h = np.asarray(list(half_extents), dtype=np.float64)
+        if c.ndim != 2 or c.shape[1] != 3 or not np.isfinite(c).all():
+            raise WorldError(f"centers must be a finite (n, 3) array, got shape {c.shape}")
+        key = tuple(np.round(h, 9))
+        shape = self._cast_shapes.get(key)
+        if shape is None:
+            shape = box_shape(self.client, h)
+            self._cast_shapes[key] = shape
+        out = np.zeros(len(c), dtype=bool)
+        for i, centre in enumerate(c):
+            found = self.client.getOverlappingObjects((centre - h).tolist(), (centre + h).tolist()) or ()
+            for body in {b for b, _link in found if self.groups.get(b, groups.PROP) & mask}:
+                points = self.client.getClosestPoints(
+                    -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre.tolist()
+                )
+                if any(p[8] < -1e-4 for p in points):
+                    out[i] = True
+                    break
+        return out
+
     def overlap(self, lo: Iterable[float], hi: Iterable[float], *, mask: int | None = None) -> list[int]:
         """Bodies whose AABB overlaps the box [lo, hi] [m], filtered by collision groups (sorted ids)."""
         self._check_open()

@@ -32,6 +32,15 @@ def test_builtin_scenes_parse_with_spawns_and_navmesh_settings() -> None:
         assert len(scene.content_hash) == 64
 
 
+def test_archetype_tables_are_kept_for_the_behaviour_layer() -> None:
+    text = MINIMAL + "[archetype.guard]\nsight_radius = 12.0\nalert = true\n"
+    text += '[[npc]]\nposition = [0, 0, 0]\narchetype = "guard"\n'
+    scene = parse_scene(text)
+    assert scene.npcs[0].archetype == "guard"
+    assert scene.archetype("guard") == {"sight_radius": 12.0, "alert": True}
+    assert scene.archetype("default") == {}
+
+
 def test_box_size_and_half_extents_are_equivalent() -> None:
     a = parse_scene(MINIMAL + "[[box]]\ncenter = [0, 0, 1]\nsize = [2, 4, 2]\n")
     b = parse_scene(MINIMAL + "[[box]]\ncenter = [0, 0, 1]\nhalf_extents = [1, 2, 1]\n")
@@ -105,6 +114,13 @@ def test_pybullet_data_prefix_finds_the_monastery() -> None:
         (MINIMAL + "[navmesh]\ncell_size = 0\n", r"navmesh\.cell_size: must be greater than 0"),
         (MINIMAL + "[navmesh]\nmax_slope_deg = 90\n", r"navmesh\.max_slope_deg: must be below 90"),
         (MINIMAL + "[navmesh]\nradius = 1\n", r"navmesh\.radius: unknown key"),
+        (
+            MINIMAL + '[[npc]]\nposition = [0,0,0]\narchetype = "ninja"\n',
+            r"npc\[0\]\.archetype: no \[archetype\.ninja\]",
+        ),
+        (MINIMAL + "[archetype.g]\nsight = [1]\n", r"archetype\.g\.sight: must be a number"),
+        (MINIMAL + "[archetype.g]\nsight = nan\n", r"archetype\.g\.sight: must be a finite number"),
+        ("archetype = 3\n" + MINIMAL, r"archetype: must be a table"),
     ],
 )
 def test_bad_scene_text_names_the_key_and_the_problem(text: str, message: str) -> None:
