@@ -14,17 +14,19 @@ from shapely.geometry import MultiPolygon, Polygon, box
 from navigation.errors import NavMeshError
 
 
-def mask_to_geometry(mask: np.ndarray) -> MultiPolygon:
-    """Union of the unit squares [i, i+1] x [j, j+1] of the True cells of a (rows=j, cols=i) mask."""
+def mask_to_geometry(mask: np.ndarray, origin: tuple[int, int] = (0, 0)) -> MultiPolygon:
+    """Union of the unit squares [i, i+1] x [j, j+1] of the True cells of a (rows=j, cols=i) mask, shifted
+    by `origin` (the (i, j) of the mask's first column and row)."""
     m = np.asarray(mask, dtype=bool)
-    boxes = []
-    for j in range(m.shape[0]):
-        row = np.concatenate([[False], m[j], [False]])
-        d = np.diff(row.astype(np.int8))
-        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-        boxes.extend(box(s, j, e, j + 1) for s, e in zip(starts.tolist(), ends.tolist(), strict=True))
-    if not boxes:
+    if m.ndim != 2 or not m.any():
         return MultiPolygon()
+    pad = np.zeros((m.shape[0], m.shape[1] + 2), dtype=np.int8)
+    pad[:, 1:-1] = m
+    d = np.diff(pad, axis=1)
+    rs, cs = np.nonzero(d == 1)  # row-major order: the k-th run start pairs with the k-th run end
+    _, ce = np.nonzero(d == -1)
+    i0, j0 = origin
+    boxes = shapely.box(cs + i0, rs + j0, ce + i0, rs + j0 + 1)
     return as_multipolygon(shapely.union_all(boxes))
 
 
@@ -76,14 +78,17 @@ def _cdt_pieces(poly: Polygon, cuts: list[tuple[int, float]], depth: int = 0) ->
     return tris
 
 
-def triangulate(geom: shapely.Geometry) -> tuple[np.ndarray, np.ndarray, list[tuple[int, float]]]:
-    """Constrained Delaunay triangles of a polygonal geometry.
+def triangulate(
+    geom: shapely.Geometry, simplify: bool = True
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, float]]]:
+    """Constrained Delaunay triangles of a polygonal geometry; with `simplify`, collinear and repeated
+    ring vertices are dropped first (pass False to keep vertices another mesh piece must share).
 
     Returns:
         (nv, 2) unique vertices, (nt, 3) CCW triangle vertex ids (zero-area triangles dropped), and the
         axis-aligned cut lines (axis, coordinate) used where the polygon had to be bisected.
     """
-    mp = as_multipolygon(shapely.simplify(geom, 0.0))
+    mp = as_multipolygon(shapely.simplify(geom, 0.0) if simplify else geom)
     tris: list[np.ndarray] = []
     cuts: list[tuple[int, float]] = []
     for poly in mp.geoms:
@@ -180,7 +185,10 @@ def merge_convex(verts: np.ndarray, triangles: np.ndarray, max_verts: int = 6) -
     return [p for _, p in sorted(polys.items())]
 
 
-def decompose(geom: shapely.Geometry, max_verts: int = 6) -> tuple[np.ndarray, list[list[int]]]:
-    """Convex polygons covering a polygonal geometry exactly: (nv, 2) vertices, CCW vertex id lists."""
-    verts, tris, cuts = triangulate(geom)
+def decompose(
+    geom: shapely.Geometry, max_verts: int = 6, simplify: bool = True
+) -> tuple[np.ndarray, list[list[int]]]:
+    """Convex polygons covering a polygonal geometry exactly: (nv, 2) vertices, CCW vertex id lists.
+    `simplify` as in `triangulate`."""
+    verts, tris, cuts = triangulate(geom, simplify)
     return verts, split_t_junctions(verts, merge_convex(verts, tris, max_verts), cuts)

@@ -2,8 +2,9 @@
 
 One vertical ray per cell centre, restarted `cell_height` below each hit, finds every surface under a
 point (a bridge and the walkway beneath it). A floor is walkable if its normal is within `max_slope_deg`
-of vertical and an upward ray finds at least `agent_height` of free space above it. Two floors in
-4-neighbouring cells are connected when their heights differ by at most `max_climb`.
+of vertical and a ray cast down from `agent_height` above it meets nothing before the floor itself (plus a
+solid probe where rays are blind). Two floors in 4-neighbouring cells are connected when their heights
+differ by at most `max_climb`.
 """
 
 from __future__ import annotations
@@ -75,36 +76,41 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
     cx = lo[0] + (ix.ravel() + 0.5) * cs
     cy = lo[1] + (iy.ravel() + 0.5) * cs
     top, bottom = hi[2] + 1.0, lo[2] - 1.0
-    fc_parts, fz_parts, fn_parts = [], [], []
+    fc_parts, fz_parts, fn_parts, covered_parts = [], [], [], []
     cells = np.arange(nx * ny)
     zstart = np.full(nx * ny, top)
     min_nz = math.cos(math.radians(settings.max_slope_deg))
     found = np.zeros(nx * ny, dtype=np.int64)
-    for _ in range(settings.max_layers + 32):
+    step = np.full(nx * ny, ch)  # how far below the last hit the next ray starts [m]
+    max_step = max(ch, settings.agent_height / 2)
+    for _ in range(settings.max_layers + 64):
         if cells.size == 0:
             break
         starts = np.column_stack([cx[cells], cy[cells], zstart])
         ends = np.column_stack([cx[cells], cy[cells], np.full(len(cells), bottom)])
         hits = _cast(source, starts, ends)
-        inside = hits.hit & (hits.fraction <= 1e-9)  # started inside a solid: step down, record nothing
+        # A ray that starts inside a convex solid reports a hit at fraction 0: record nothing and step
+        # further down, doubling the step (capped at agent_height / 2, so a skipped floor could not have
+        # had room for the agent anyway) to cross thick solids in few passes.
+        inside = hits.hit & (hits.fraction <= 1e-9)
         hit = hits.hit & ~inside
-        floor = hit & (hits.normal[:, 2] >= min_nz - 1e-9)
+        nrm = _edge_normals(source, hits, hit, min_nz, settings)
+        floor = hit & (nrm[:, 2] >= min_nz - 1e-9)
         fc_parts.append(cells[floor])
         fz_parts.append(hits.point[floor, 2])
-        fn_parts.append(hits.normal[floor])
+        fn_parts.append(nrm[floor])
+        covered_parts.append(found[cells[floor]] > 0)  # something was hit above this floor
         found[cells[hit]] += 1
         nxt = (hit | inside) & (found[cells] < settings.max_layers)
-        zstart = np.where(hit, hits.point[:, 2], zstart)[nxt] - ch
+        step[cells[hit]] = ch
+        step[cells[inside]] = np.minimum(step[cells[inside]] * 2.0, max_step)
+        zstart = (np.where(hit, hits.point[:, 2], zstart) - step[cells])[nxt]
         cells = cells[nxt]
     fc, fz, fn = np.concatenate(fc_parts), np.concatenate(fz_parts), np.concatenate(fn_parts)
+    covered = np.concatenate(covered_parts)
     if fc.size == 0:
         raise NavMeshError("no walkable surface found: check static_bounds, max_slope_deg and the level")
-    # clearance: an upward ray from just above each floor must travel agent_height unobstructed
-    lift = min(ch, 0.05)
-    up_s = np.column_stack([cx[fc], cy[fc], fz + lift])
-    up_e = np.column_stack([cx[fc], cy[fc], fz + settings.agent_height])
-    up = _cast(source, up_s, up_e)
-    keep = ~up.hit
+    keep = _clearance(source, cx[fc], cy[fc], fz, covered, settings)
     if not keep.any():
         raise NavMeshError(f"no floor has agent_height ({settings.agent_height} m) of free space above it")
     fc, fz, fn = fc[keep], fz[keep], fn[keep]
@@ -119,7 +125,105 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
     Z = Z.reshape(ny, nx, L)
     N = N.reshape(ny, nx, L, 3)
     links = _links(Z, settings.max_climb)
+    _cut_walls(source, lo[:2], Z, links, settings)
     return Heightfield(lo[:2].copy(), cs, (ny, nx), Z, N, links)
+
+
+def _edge_normals(
+    source: RaySource, hits: RayHits, hit: np.ndarray, min_nz: float, settings: BakeSettings
+) -> np.ndarray:
+    """Hit normals, with the rounded normals of box edges replaced by the floor's own.
+
+    A vertical ray that lands within the collision margin of a box's top edge reports a normal between
+    the top face and the side (about 45 degrees), so the top of a platform would lose its outermost row
+    of cells exactly where a ramp or step meets it (scenes built on round coordinates put cell centres on
+    edges). Such steep hits are re-cast slightly offset in x and y; if an offset ray meets a walkable
+    surface at the same height, that surface's normal is used.
+    """
+    nrm = hits.normal.copy()
+    steep = np.flatnonzero(hit & (nrm[:, 2] < min_nz - 1e-9))
+    if steep.size == 0:
+        return nrm
+    d = min(0.02, settings.cell_size / 8)
+    offsets = np.array([[d, 0.0], [-d, 0.0], [0.0, d], [0.0, -d]])
+    p = hits.point[steep]
+    starts = np.repeat(p, 4, axis=0)
+    starts[:, :2] += np.tile(offsets, (len(p), 1))
+    ends = starts.copy()
+    starts[:, 2] += settings.cell_height
+    ends[:, 2] -= settings.cell_height
+    again = _cast(source, starts, ends)
+    ok = (
+        again.hit
+        & (again.fraction > 1e-9)
+        & (again.normal[:, 2] >= min_nz - 1e-9)
+        & (np.abs(again.point[:, 2] - starts[:, 2] + settings.cell_height) <= settings.cell_height / 2)
+    ).reshape(-1, 4)
+    first = np.argmax(ok, axis=1)
+    found = ok.any(axis=1)
+    nrm[steep[found]] = again.normal.reshape(-1, 4, 3)[found, first[found]]
+    return nrm
+
+
+def _clearance(
+    source: RaySource,
+    x: np.ndarray,
+    y: np.ndarray,
+    z: np.ndarray,
+    covered: np.ndarray,
+    settings: BakeSettings,
+) -> np.ndarray:
+    """Which floors have `agent_height` of free space above them.
+
+    A ray cast down from `agent_height` above each floor must meet that floor first. Rays are blind inside
+    convex solids, though (PyBullet reports a ray that starts inside a box as a hit at fraction 0 or not
+    at all, depending on the numbers), so a floor found under another surface (a floor under a shelf,
+    a wall, a bridge) is also checked with a thin solid probe box when the source offers `boxes_overlap`.
+    """
+    ch, h = settings.cell_height, settings.agent_height
+    lift = min(ch, 0.05)
+    starts = np.column_stack([x, y, z + h])
+    ends = np.column_stack([x, y, z - 2.0 * ch])
+    down = _cast(source, starts, ends)
+    keep = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z) <= ch / 2)
+    probe = getattr(source, "boxes_overlap", None)
+    check = np.flatnonzero(keep & covered)
+    if probe is not None and check.size:
+        half = np.array([settings.cell_size * 0.25, settings.cell_size * 0.25, (h - lift) / 2])
+        centres = np.column_stack([x[check], y[check], z[check] + lift + half[2]])
+        keep[check] = ~np.asarray(probe(centres, half), dtype=bool)
+    return keep
+
+
+def _cut_walls(
+    source: RaySource, origin: np.ndarray, Z: np.ndarray, links: np.ndarray, settings: BakeSettings
+) -> None:
+    """Drop (in place) the links that a horizontal ray between the two cell centres finds blocked.
+
+    Vertical rays cannot see a wall with no thickness (one sheet of triangles in a level mesh): both sides
+    have the same floor height and would be linked straight through it. Each +x / +y link is tested at
+    knee height (just above max_climb) and at head height (just below agent_height); a hit cuts the link
+    both ways, so the wall erodes the floor on each side.
+    """
+    cs = settings.cell_size
+    low = settings.max_climb + min(0.05, settings.agent_height / 4)
+    high = max(low, settings.agent_height - min(0.05, settings.agent_height / 4))
+    for d, back in ((0, 1), (2, 3)):
+        dx, dy = _DIRS[d]
+        iy, ix, k = np.nonzero(links[..., d] >= 0)
+        if iy.size == 0:
+            continue
+        k2 = links[iy, ix, k, d]
+        z = np.maximum(Z[iy, ix, k], Z[iy + dy, ix + dx, k2])
+        a = np.column_stack([origin[0] + (ix + 0.5) * cs, origin[1] + (iy + 0.5) * cs])
+        b = a + (dx * cs, dy * cs)
+        blocked = np.zeros(len(iy), dtype=bool)
+        for h in (low, high):
+            starts = np.column_stack([a, z + h])
+            ends = np.column_stack([b, z + h])
+            blocked |= _cast(source, starts, ends).hit
+        links[iy[blocked], ix[blocked], k[blocked], d] = -1
+        links[iy[blocked] + dy, ix[blocked] + dx, k2[blocked], back] = -1
 
 
 def _links(Z: np.ndarray, max_climb: float) -> np.ndarray:

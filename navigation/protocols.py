@@ -48,3 +48,17 @@ class RaySource(Protocol):
     def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) corners [m] of the axis-aligned box that holds all static level geometry."""
         ...
+
+
+@runtime_checkable
+class SolidProbe(Protocol):
+    """Optional: a source that can tell whether boxes overlap solid static geometry.
+
+    Rays cannot see from inside a convex solid, so a floor found below another surface is confirmed
+    with a probe when the source offers one (the PyBullet world does).
+    """
+
+    def boxes_overlap(self, centers: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
+        """(n,) bool: does an axis-aligned box of `half_extents` [m] at each of `centers` (n, 3) overlap
+        static geometry?"""
+        ...

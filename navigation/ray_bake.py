@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from scipy import ndimage
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from shapely.geometry import Polygon
+from shapely.geometry.polygon import orient
 
 from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
 from navigation.errors import NavMeshError
@@ -25,6 +25,7 @@ from navigation.navmesh import NavMesh, build_navmesh, fit_plane
 from navigation.protocols import RaySource
 from navigation.settings import BakeSettings
 
+BAKE_VERSION = 2  # bumped when the same world and settings bake a different mesh (put it in cache keys)
 _COPLANAR_COS = float(np.cos(np.radians(5.0)))  # floors whose normals differ more are split
 
 
@@ -55,8 +56,10 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return connected_components(m, directed=False)[1]
 
 
-def _dp_keep(pts: np.ndarray, tol: float) -> np.ndarray:
-    """Douglas-Peucker on an open chain: which points to keep (ends always kept)."""
+def _dp_keep(pts: np.ndarray, tol_in: float, tol_out: float) -> np.ndarray:
+    """One-sided Douglas-Peucker on an open chain of a ring that has the walkable area on its left: which
+    points to keep (ends always kept). A shortcut may cut up to `tol_in` into the area but may only leave
+    it by `tol_out`, so a simplified outline (nearly) never covers ground the cell outline did not."""
     keep = np.zeros(len(pts), dtype=bool)
     keep[[0, -1]] = True
     stack = [(0, len(pts) - 1)]
@@ -68,43 +71,60 @@ def _dp_keep(pts: np.ndarray, tol: float) -> np.ndarray:
         ab = b - a
         L = float(np.hypot(*ab))
         rel = pts[i + 1 : j] - a
-        d = np.abs(ab[0] * rel[:, 1] - ab[1] * rel[:, 0]) / L if L > 0 else np.hypot(rel[:, 0], rel[:, 1])
-        m = int(np.argmax(d))
-        if d[m] > tol + 1e-12:
+        if L > 0:
+            side = (ab[0] * rel[:, 1] - ab[1] * rel[:, 0]) / L  # > 0: left of a->b, inside the area
+            excess = np.maximum(-side - tol_in, side - tol_out)
+        else:
+            excess = np.hypot(rel[:, 0], rel[:, 1]) - min(tol_in, tol_out)
+        m = int(np.argmax(excess))
+        if excess[m] > 1e-12:
             keep[i + 1 + m] = True
             stack += [(i, i + 1 + m), (i + 1 + m, j)]
     return keep
 
 
 def _simplify_ring(coords: np.ndarray, pinned: set[tuple[int, int]], tol: float) -> np.ndarray:
-    pts = coords[:-1]
-    pins = [i for i, p in enumerate(map(tuple, np.rint(pts).astype(int).tolist())) if p in pinned]
+    """Simplify a closed ring (area on its left) between pinned corners; collinear runs of pinned corners
+    keep only their two ends (the T-junction pass restores the inner ones a neighbour actually uses)."""
+    pts = np.rint(coords[:-1])  # cell outlines have integer corners
+    is_pin = np.array([p in pinned for p in map(tuple, pts.astype(int).tolist())], dtype=bool)
+    pins = np.flatnonzero(is_pin).tolist()
     if len(pins) < 2:
         far = int(np.argmax(np.hypot(*(pts - pts[0]).T)))
         pins = sorted(set(pins) | {0, far})
     keep = np.zeros(len(pts), dtype=bool)
     for a, b in zip(pins, [*pins[1:], pins[0] + len(pts)], strict=True):
         idx = np.arange(a, b + 1) % len(pts)
-        keep[idx[_dp_keep(pts[idx], tol)]] = True
-    return pts[keep]
+        keep[idx[_dp_keep(pts[idx], tol, 0.0)]] = True
+    out, pin = pts[keep], is_pin[keep]
+    if len(out) > 3:
+        prev, nxt = np.roll(out, 1, axis=0), np.roll(out, -1, axis=0)
+        cross = (out[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - (out[:, 1] - prev[:, 1]) * (
+            nxt[:, 0] - prev[:, 0]
+        )
+        inner = pin & np.roll(pin, 1) & np.roll(pin, -1) & (np.abs(cross) <= 1e-9)
+        if (~inner).sum() >= 3:
+            out = out[~inner]
+    return out
 
 
-def _simplify(geom: shapely.Geometry, pinned: set[tuple[int, int]], tol: float) -> shapely.Geometry:
-    """Simplify every ring by at most tol [cells], never moving or dropping a pinned corner."""
-    geom = shapely.segmentize(geom, 1.0)
+def _simplify(geom: shapely.Geometry, pinned: set[tuple[int, int]], tol: float) -> shapely.MultiPolygon:
+    """Simplify every ring by at most tol [cells] inwards (never outwards), never moving or dropping a
+    pinned corner. Each simplified part lies inside its cell outline, so parts and regions cannot overlap."""
     out = []
-    for poly in as_multipolygon(geom).geoms:
+    for poly in as_multipolygon(shapely.segmentize(geom, 1.0)).geoms:
+        poly = orient(poly, 1.0)  # shell CCW, holes CW: the area is on the left of every ring
         for t in (tol, tol / 2, 0.0):
             shell = _simplify_ring(np.asarray(poly.exterior.coords), pinned, t)
             holes = [_simplify_ring(np.asarray(r.coords), pinned, t) for r in poly.interiors]
             if len(shell) < 3:
                 continue
             cand = Polygon(shell, [h for h in holes if len(h) >= 3])
-            if cand.is_valid and cand.area > 0:
+            if cand.is_valid and cand.area > 0 and cand.difference(poly).area <= 1e-9:
                 out.append(cand)
                 break
         else:
-            out.append(poly)
+            out.append(Polygon(np.rint(poly.exterior.coords), [np.rint(r.coords) for r in poly.interiors]))
     return shapely.MultiPolygon(out)
 
 
@@ -176,9 +196,119 @@ def _split_conflicts(
     return out
 
 
+def _fit_cells(pts: np.ndarray) -> np.ndarray:
+    """Least-squares plane z = a x + b y + c through (k, 3) cell samples. Samples in a row (a strip one
+    cell wide) still give the slope along the row (the minimum-norm solution about their centroid is
+    level across it), where a flat fallback would put the strip's ends off by half its rise."""
+    m = pts.mean(axis=0)
+    A = np.column_stack([pts[:, 0] - m[0], pts[:, 1] - m[1]])
+    (a, b), *_ = np.linalg.lstsq(A, pts[:, 2] - m[2], rcond=None)
+    return np.array([a, b, m[2] - a * m[0] - b * m[1]])
+
+
+def _neighbours(
+    hf: Heightfield, sid: np.ndarray, iy: np.ndarray, ix: np.ndarray, k: np.ndarray
+) -> np.ndarray:
+    """(n, 4) span id linked in each direction of _DIRS (-1 = none)."""
+    out = np.full((len(iy), 4), -1, dtype=np.int64)
+    for d, (dx, dy) in enumerate(_DIRS):
+        link = hf.links[iy, ix, k, d]
+        ok = link >= 0
+        out[ok, d] = sid[iy[ok] + dy, ix[ok] + dx, link[ok]]
+    return out
+
+
+def _erode(
+    nb: np.ndarray, ix: np.ndarray, iy: np.ndarray, alive: np.ndarray, radius_cells: float
+) -> np.ndarray:
+    """Which alive spans are at least `radius_cells` from the nearest obstacle, measured on the span graph.
+
+    An obstacle is the centre of a neighbour cell the span cannot step into (no link, or a link to a
+    dropped span); the distance is Euclidean to that centre, minus half a cell (as for a cell-centred
+    distance transform). Nearest obstacles spread over linked spans, diagonals included (brushfire), so
+    a bridge is eroded by its own edges and never by the walkway beneath it, and the side of a ramp that
+    rises above max_climb erodes both the ramp and the floor beside it.
+    """
+    n = len(ix)
+    nb = np.where((nb >= 0) & alive[np.maximum(nb, 0)], nb, -1)
+    c = np.column_stack([ix, iy]).astype(np.float64) + 0.5
+    obs = np.full((n, 2), np.inf)
+    best = np.full(n, np.inf)
+    for d, (dx, dy) in enumerate(_DIRS):
+        blocked = nb[:, d] < 0
+        o = c + (dx, dy)
+        closer = blocked & (best > 1.0)
+        obs[closer], best[closer] = o[closer], 1.0
+    # diagonal neighbours through either pair of straight links
+    diag = []
+    for d1, d2 in ((0, 2), (0, 3), (1, 2), (1, 3)):
+        a = np.where(nb[:, d1] >= 0, nb[np.maximum(nb[:, d1], 0), d2], -1)
+        b = np.where(nb[:, d2] >= 0, nb[np.maximum(nb[:, d2], 0), d1], -1)
+        diag.append(np.where(a >= 0, a, b))
+    around = np.column_stack([nb, *diag])
+    need = radius_cells + 0.5
+    for _ in range(int(np.ceil(need)) + 2):
+        changed = False
+        for j in range(around.shape[1]):
+            other = around[:, j]
+            ok = other >= 0
+            cand = obs[np.maximum(other, 0)]
+            dist = np.hypot(*(cand - c).T)
+            better = ok & (dist < best - 1e-12)
+            if better.any():
+                obs[better], best[better] = cand[better], dist[better]
+                changed = True
+        if not changed:
+            break
+    return alive & (best - 0.5 >= radius_cells - 1e-9)
+
+
+def _insert_t_junctions(
+    polys: list[list[int]], poly_region: list[int], vxy: np.ndarray, shared: dict[int, np.ndarray]
+) -> list[list[int]]:
+    """Put the portal corners a region shares with its neighbours into its polygon edges that run through
+    them, so two regions simplified and decomposed separately meet edge-for-edge (vertex-for-vertex)."""
+    out = []
+    for poly, r in zip(polys, poly_region, strict=True):
+        cand = shared.get(r)
+        if cand is None or cand.size == 0:
+            out.append(poly)
+            continue
+        p = np.asarray(poly)
+        a, b = vxy[p], vxy[np.roll(p, -1)]
+        lo, hi = np.minimum(a, b) - 1e-9, np.maximum(a, b) + 1e-9
+        q = vxy[cand]
+        # candidates in each edge's bounding box, then exactly on the edge
+        inbox = (
+            (q[None, :, 0] >= lo[:, None, 0])
+            & (q[None, :, 0] <= hi[:, None, 0])
+            & (q[None, :, 1] >= lo[:, None, 1])
+            & (q[None, :, 1] <= hi[:, None, 1])
+        )
+        if not inbox.any():
+            out.append(poly)
+            continue
+        new: list[int] = []
+        for e in range(len(p)):
+            new.append(int(p[e]))
+            hits = np.flatnonzero(inbox[e])
+            if hits.size == 0:
+                continue
+            ab = b[e] - a[e]
+            rel = q[hits] - a[e]
+            cross = ab[0] * rel[:, 1] - ab[1] * rel[:, 0]
+            t = (rel @ ab) / float(ab @ ab)
+            on = (np.abs(cross) <= 1e-9 * max(1.0, float(np.abs(ab).max()))) & (t > 1e-9) & (t < 1 - 1e-9)
+            on &= (cand[hits] != p[e]) & (cand[hits] != p[(e + 1) % len(p)])
+            if on.any():
+                sel = hits[on]
+                new.extend(int(v) for v in cand[sel][np.argsort(t[on])])
+        out.append(new)
+    return out
+
+
 def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
-    """Regions, erosion by agent radius (exact EDT per region), contours, convex polygons, portals."""
-    ny, nx, _ = hf.z.shape
+    """Regions, erosion by agent radius (on the span graph), contours, convex polygons, portals."""
     cs = hf.cell_size
     sid, a, b = _span_graph(hf)
     n = int(sid.max()) + 1
@@ -196,26 +326,8 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
     region = _components(n, a[same], b[same])
     region = np.where(alive, region, -1)
     region = _split_conflicts(hf, sid, iy, ix, k, region)
+    kept = _erode(_neighbours(hf, sid, iy, ix, k), ix, iy, alive, settings.agent_radius / cs)
     cross = (region[a] != region[b]) & alive[a] & alive[b]
-    # erosion: distance to the nearest cell that is neither this region nor a region it steps into
-    masks: dict[int, np.ndarray] = {}
-    for r in np.unique(region[region >= 0]):
-        m = np.zeros((ny, nx), dtype=bool)
-        sel = region == r
-        m[iy[sel], ix[sel]] = True
-        masks[int(r)] = m
-    touching: dict[int, set[int]] = {r: set() for r in masks}
-    for ra, rb in zip(region[a[cross]].tolist(), region[b[cross]].tolist(), strict=True):
-        touching[ra].add(rb)
-    kept = np.zeros(n, dtype=bool)
-    for r, m in masks.items():
-        open_ = m.copy()
-        for o in touching[r]:
-            open_ |= masks[o]
-        dist = ndimage.distance_transform_edt(np.pad(open_, 1))[1:-1, 1:-1]
-        ok = (dist - 0.5) * cs >= settings.agent_radius - 1e-9
-        sel = region == r
-        kept[sel] = ok[iy[sel], ix[sel]]
     # portal corners between stepping-connected regions, unified across regions with union-find
     parent: dict[tuple[int, int, int], tuple[int, int, int]] = {}
 
@@ -224,7 +336,7 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
             x = parent[x]
         return x
 
-    pinned: dict[int, set[tuple[int, int]]] = {r: set() for r in masks}
+    pinned: dict[int, set[tuple[int, int]]] = {}
     pa, pb = a[cross], b[cross]
     both = kept[pa] & kept[pb]
     for sa, sb in zip(pa[both].tolist(), pb[both].tolist(), strict=True):
@@ -233,8 +345,8 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
         corners = [(x0, y0), (x0, y0 + 1)] if dx else [(x0, y0), (x0 + 1, y0)]
         ra, rb = int(region[sa]), int(region[sb])
         for c in corners:
-            pinned[ra].add(c)
-            pinned[rb].add(c)
+            pinned.setdefault(ra, set()).add(c)
+            pinned.setdefault(rb, set()).add(c)
             u, v = find((*c, ra)), find((*c, rb))
             if u != v:
                 parent[u] = v
@@ -242,50 +354,76 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
     vxy: list[tuple[float, float]] = []
     vz: list[list[float]] = []
     polys: list[list[int]] = []
+    poly_region: list[int] = []
     planes: list[np.ndarray | None] = []
-    for r in masks:
-        sel = (region == r) & kept
-        if not sel.any():
-            continue
-        km = np.zeros((ny, nx), dtype=bool)
-        km[iy[sel], ix[sel]] = True
-        inr = region == r
-        zmap = np.full((ny, nx), np.nan)
-        zmap[iy[inr], ix[inr]] = hf.z[iy[inr], ix[inr], k[inr]]
-        geom = _simplify(mask_to_geometry(km), pinned[r], settings.max_simplify_error)
-        verts, rpolys = decompose(geom, settings.max_verts_per_poly)
+    use = np.flatnonzero((region >= 0) & kept)
+    use = use[np.argsort(region[use], kind="stable")]
+    starts = np.flatnonzero(np.diff(region[use], prepend=-2))
+    for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), len(use)], strict=True):
+        spans = use[lo:hi]
+        r = int(region[spans[0]])
+        pins = pinned.get(r, set())
+        sx, sy = ix[spans], iy[spans]
+        x0, y0 = int(sx.min()), int(sy.min())
+        km = np.zeros((int(sy.max()) - y0 + 1, int(sx.max()) - x0 + 1), dtype=bool)
+        km[sy - y0, sx - x0] = True
+        zmap = np.full(km.shape, np.nan)
+        zmap[sy - y0, sx - x0] = hf.z[sy, sx, k[spans]]
+        geom = _simplify(mask_to_geometry(km, (x0, y0)), pins, settings.max_simplify_error)
+        verts, rpolys = decompose(geom, settings.max_verts_per_poly, simplify=False)
         ids = []
         for cxy in verts:
-            cx, cy = round(float(cxy[0])), round(float(cxy[1]))
-            key = ("p", *find((cx, cy, r))) if (cx, cy) in pinned[r] else ("r", r, cx, cy)
+            fx, fy = float(cxy[0]), float(cxy[1])
+            cx, cy = round(fx), round(fy)
+            integral = abs(fx - cx) < 1e-9 and abs(fy - cy) < 1e-9
+            key = ("p", *find((cx, cy, r))) if integral and (cx, cy) in pins else ("r", r, fx, fy)
             if key not in keys:
                 keys[key] = len(vxy)
-                vxy.append((float(cxy[0]), float(cxy[1])))
+                vxy.append((fx, fy))
                 vz.append([])
-            near = zmap[max(cy - 1, 0) : cy + 1, max(cx - 1, 0) : cx + 1]
-            if np.isfinite(near).any():
+            lx, ly = cx - x0, cy - y0
+            near = zmap[max(ly - 1, 0) : max(ly + 1, 0), max(lx - 1, 0) : max(lx + 1, 0)]
+            if near.size and np.isfinite(near).any():
                 vz[keys[key]].append(float(np.nanmean(near)))
             ids.append(keys[key])
-        ccx, ccy = ix[sel] + 0.5, iy[sel] + 0.5
-        cz = hf.z[iy[sel], ix[sel], k[sel]]
+        ccx, ccy = sx + 0.5, sy + 0.5
+        cz = hf.z[sy, sx, k[spans]]
         for poly in rpolys:
             polys.append([ids[i] for i in poly])
-            inside = shapely.contains_xy(Polygon(verts[poly]), ccx, ccy)
-            if inside.sum() >= 3:
+            poly_region.append(r)
+            pxy = verts[poly]
+            box_ = (
+                (ccx >= pxy[:, 0].min())
+                & (ccx <= pxy[:, 0].max())
+                & (ccy >= pxy[:, 1].min())
+                & (ccy <= pxy[:, 1].max())
+            )
+            inside = np.zeros(len(spans), dtype=bool)
+            inside[box_] = shapely.contains_xy(Polygon(pxy), ccx[box_], ccy[box_])
+            if inside.sum() >= 2:
                 pts = np.column_stack([ccx[inside], ccy[inside], cz[inside]])
                 pts[:, :2] = hf.origin + pts[:, :2] * cs
-                planes.append(fit_plane(pts))
+                planes.append(_fit_cells(pts))
             else:
                 planes.append(None)
     if not polys:
         raise NavMeshError(
             "the agent radius erodes away every walkable region: lower agent_radius or raise cell_size"
         )
+    xy = np.asarray(vxy)
+    used = {v for poly in polys for v in poly}
+    shared = {
+        r: np.array(
+            sorted({keys[("p", *find((*c, r)))] for c in pins if ("p", *find((*c, r))) in keys} & used)
+        )
+        for r, pins in pinned.items()
+    }
+    polys = _insert_t_junctions(polys, poly_region, xy, shared)
     V = np.zeros((len(vxy), 3))
-    V[:, :2] = hf.origin + np.asarray(vxy) * cs
+    V[:, :2] = hf.origin + xy * cs
     V[:, 2] = [float(np.mean(z)) if z else 0.0 for z in vz]
     P = np.array(
         [pl if pl is not None else fit_plane(V[poly]) for poly, pl in zip(polys, planes, strict=True)]
     )
-    meta = {"source": "rays", "settings": settings.as_dict()}
+    meta = {"source": "rays", "bake_version": BAKE_VERSION, "settings": settings.as_dict()}
     return build_navmesh(V, polys, planes=P, meta=meta)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from navigation.cache import cached_bake
 from navigation.navmesh import NavMesh
+from navigation.protocols import RayHits
 from navigation.ray_bake import bake_from_rays
 from navigation.settings import BakeSettings
-from scenes import World
+from scenes import World, groups
 from scenes.model import NavmeshSpec
 
 
@@ -38,6 +41,35 @@ def default_cache_dir() -> Path:
     return Path(base) / "npc-ai"
 
 
+class StaticLevel:
+    """The world seen as a navmesh bake source: rays and probes against STATIC bodies only, so characters
+    or props present at bake time are never baked into the level."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def ray_test(self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None) -> RayHits:
+        return self.world.ray_test(starts, ends, mask=groups.STATIC if mask is None else mask & groups.STATIC)
+
+    def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.world.static_bounds()
+
+    def boxes_overlap(self, centers: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
+        return self.world.boxes_overlap(centers, half_extents, mask=groups.STATIC)
+
+
+def bake_code_fingerprint() -> str:
+    """sha256 of the source of the modules that bake, so a changed bake never reuses an old cache entry."""
+    import hashlib
+
+    from navigation import decompose, heightfield, navmesh, ray_bake, settings
+
+    h = hashlib.sha256()
+    for module in (heightfield, ray_bake, decompose, navmesh, settings):
+        h.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
+    return h.hexdigest()
+
+
 def scene_navmesh(
     world: World,
     *,
@@ -46,7 +78,8 @@ def scene_navmesh(
     use_cache: bool = True,
 ) -> tuple[NavMesh, bool]:
     """Bake (or load from the cache) the navmesh of `world`'s scene; return it and whether it came from
-    the cache. The key is the scene's content hash plus the bake settings (and the navmesh format)."""
+    the cache. The key is the scene's content hash, the bake settings, the navmesh format and the bake
+    code's fingerprint."""
     s = settings if settings is not None else bake_settings(world.scene.navmesh)
     content = world.scene.content_hash
     baked = False
@@ -54,10 +87,10 @@ def scene_navmesh(
     def bake() -> NavMesh:
         nonlocal baked
         baked = True
-        return bake_from_rays(world, s)
+        return bake_from_rays(StaticLevel(world), s)
 
     if not (use_cache and content):
         return bake(), False
     folder = cache_dir if cache_dir is not None else default_cache_dir()
-    mesh = cached_bake(("scene", content, s), bake, folder)
+    mesh = cached_bake(("scene", content, s, bake_code_fingerprint()), bake, folder)
     return mesh, not baked

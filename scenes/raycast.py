@@ -36,14 +36,14 @@ def _batch(client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int
         )
         if len(results) != hi - lo:
             raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")
-        ids = np.fromiter((r[0] for r in results), dtype=np.int64, count=hi - lo)
-        hit = np.flatnonzero(ids >= 0)
+        # one pass over PyBullet's tuples: (body, link, fraction, (x, y, z), (nx, ny, nz))
+        rows = np.array([(r[0], r[2], *r[3], *r[4]) for r in results], dtype=np.float64).reshape(-1, 8)
+        ids = rows[:, 0].astype(np.int64)
+        hit = ids >= 0
         body[lo:hi] = ids
-        if hit.size:
-            rows = [results[i] for i in hit]
-            fraction[lo + hit] = [r[2] for r in rows]
-            point[lo + hit] = [r[3] for r in rows]
-            normal[lo + hit] = [r[4] for r in rows]
+        fraction[lo:hi] = np.where(hit, rows[:, 1], 1.0)
+        point[lo:hi] = np.where(hit[:, None], rows[:, 2:5], ends[lo:hi])
+        normal[lo:hi] = np.where(hit[:, None], rows[:, 5:8], 0.0)
     return RayHits(body=body, fraction=fraction, point=point, normal=normal)
 
 

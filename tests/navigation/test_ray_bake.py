@@ -110,3 +110,17 @@ def test_nothing_walkable() -> None:
     wall = Solid(0, 2, 0, 2, 0.0, 0.0, 5.0)
     with pytest.raises(NavMeshError, match="no walkable surface"):
         bake_from_rays(FakeWorld([wall]), BakeSettings(cell_size=0.25))
+
+
+def test_thin_wall_between_cell_centres_blocks() -> None:
+    """A wall thinner than a cell that no vertical ray hits (a sheet in a level mesh) still cuts the floor:
+    the links through it are tested with horizontal rays."""
+    wall = box(10.05, 10.07, 0, 10, 0.0, 3.0)  # between the cell centres at x = 9.875 and 10.125
+    world = FakeWorld([FLOOR, wall])
+    mesh = bake_from_rays(world, BakeSettings(agent_radius=0.3, cell_size=0.25))
+    q = NavMeshQuery(mesh, height_tolerance=0.3)
+    assert q.polygon_at((5, 5, 0.0)) >= 0 and q.polygon_at((15, 5, 0.0)) >= 0
+    assert q.find_path((5, 5, 0.0), (15, 5, 0.0)).status is PathStatus.PARTIAL
+    for p in range(mesh.polygon_count):  # eroded by the radius on both sides
+        x = mesh.polygon_xy(p)[:, 0]
+        assert x.max() <= 10.05 - 0.3 + 0.25 + 1e-9 or x.min() >= 10.07 + 0.3 - 0.25 - 1e-9
