@@ -210,6 +210,68 @@ def _sample_path(query, rng):
     return best
 
 
+def _cmd_bench_sync(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from npc_ai.bench_sync import SyncSettings, format_table, run_sync_benchmark, write_outputs
+    from npc_ai.scene_nav import scene_navmesh
+    from scenes import World, load_scene
+
+    settings = SyncSettings(
+        routes=args.routes,
+        seed=args.seed,
+        modes=tuple(args.modes) if args.modes else SyncSettings().modes,
+        taus=tuple(args.tau) if args.tau is not None else SyncSettings().taus,
+    )
+    scene = load_scene(args.scene)
+    t0 = time.perf_counter()
+    with World(scene, seed=args.seed) as world:
+        mesh, _ = scene_navmesh(world)
+    bake = time.perf_counter() - t0
+    report = run_sync_benchmark(scene, mesh, settings, progress=not args.quiet, bake_seconds=bake)
+    print(f"sync benchmark on {scene.name}: {len(report.routes)} routes, seed {args.seed}")
+    print(format_table(report))
+    if report.taus:
+        print("root_motion tau sweep:  tau [s]  skate %  drift mean [m]  drift max [m]")
+        for tau, rep in sorted(report.taus.items()):
+            j = rep.to_json()
+            skate, mean, peak = 100 * j["foot_skate_ratio"], j["drift_mean_m"], j["drift_max_m"]
+            print(f"{tau:>24.3f}{skate:>9.2f}{mean:>16.3f}{peak:>15.3f}")
+    print(f"ran in {report.seconds:.1f} s (navmesh {bake:.2f} s)")
+    if args.out is not None:
+        for path in write_outputs(report, Path(args.out)):
+            print(f"wrote {path}")
+    if args.json is not None:
+        data = report.to_json()
+        Path(args.json).write_text(
+            json.dumps({"modes": data["modes"]}, indent=2, sort_keys=True), encoding="utf-8"
+        )
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `npc-ai` (exposed for tests and docs)."""
     p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
@@ -247,6 +309,21 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("--seed", type=_seed, default=0, help="seed of the sample path (default 0)")
     nb.add_argument("--no-cache", action="store_true", help="bake even if a cached navmesh exists")
     nb.set_defaults(func=_cmd_nav_bake)
+
+    from npc_ai.coupling import MODES
+
+    bench = sub.add_parser("bench", help="benchmarks")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_Parser)
+    bs = bench_sub.add_parser("sync", help="navigation/animation sync: coupling modes on the same routes")
+    bs.add_argument("--scene", default="arena", help="scene to drive in (default arena)")
+    bs.add_argument("--routes", type=_positive_int, default=6, help="number of seeded routes (default 6)")
+    bs.add_argument("--modes", nargs="+", choices=list(MODES), help="coupling modes (default: all)")
+    bs.add_argument("--tau", nargs="*", type=_positive_float, help="root_motion filter taus to sweep [s]")
+    bs.add_argument("--seed", type=_seed, default=0, help="route seed (default 0)")
+    bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot")
+    bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this file")
+    bs.add_argument("--quiet", action="store_true", help="no progress bar")
+    bs.set_defaults(func=_cmd_bench_sync)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)

@@ -172,3 +172,32 @@ def test_nav_scen_bad_map_is_one_line(tmp_path: Path) -> None:
     out = npc_ai("nav", "scen", str(bad), str(bad))
     assert out.returncode == 2
     assert "x.map" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
+    import json
+
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    args = [
+        "bench",
+        "sync",
+        "--routes",
+        "1",
+        "--modes",
+        "agent_drives",
+        "root_motion_pull_agent",
+        "--tau",
+        "0.15",
+    ]
+    args += ["--json", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"), "--quiet"]
+    out = npc_ai(*args, env=env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert set(data["modes"]) == {"agent_drives", "root_motion_pull_agent"}
+    keys = {"foot_skate_ratio", "contact_foot_speed_mps", "drift_mean_m", "drift_max_m"}
+    keys |= {"drift_over_radius_frac", "path_ratio", "success_rate", "wall_contacts"}
+    for metrics in data["modes"].values():
+        assert keys <= set(metrics)
+        assert metrics["success_rate"] == 1.0
+    assert (tmp_path / "out" / "tau_sweep.png").is_file() and (tmp_path / "out" / "sync_modes.csv").is_file()
+    assert "agent_drives" in out.stdout and "tau sweep" in out.stdout
