@@ -98,16 +98,19 @@ def parse_map(text: str, name: str = "<string>") -> GridMap:
     return GridMap(blocked=blocked, name=name)
 
 
+def _read_ascii(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise MapFormatError(f"{path}: no such {what} file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MapFormatError(f"{path}: cannot read {what} file: {exc}") from None
+
+
 def read_map(path: str | Path) -> GridMap:
     """Read a `.map` file from disk."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="ascii")
-    except FileNotFoundError:
-        raise MapFormatError(f"{p}: no such map file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapFormatError(f"{p}: cannot read map file: {exc}") from None
-    return parse_map(text, name=str(p))
+    return parse_map(_read_ascii(p, "map"), name=str(p))
 
 
 def parse_scenarios(text: str, name: str = "<string>") -> list[Scenario]:
@@ -135,10 +138,4 @@ def parse_scenarios(text: str, name: str = "<string>") -> list[Scenario]:
 def read_scenarios(path: str | Path) -> list[Scenario]:
     """Read a `.map.scen` file from disk."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="ascii")
-    except FileNotFoundError:
-        raise MapFormatError(f"{p}: no such scenario file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapFormatError(f"{p}: cannot read scenario file: {exc}") from None
-    return parse_scenarios(text, name=str(p))
+    return parse_scenarios(_read_ascii(p, "scenario"), name=str(p))
