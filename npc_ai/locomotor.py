@@ -29,6 +29,7 @@ class Locomotor:
         position: feet position [m]; yaw: facing [rad].
         agent: nav agent settings (radius, speed, stopping distance...).
         coupling: how navigation and animation share control (see `npc_ai.coupling`).
+        animator: animator settings (default: lazy pose, so NPCs nobody looks at skip the skeleton).
         body_radius: capsule radius [m]; defaults to the agent radius minus 5 cm (at least 0.2 m), so
             bodies following the radius-eroded navmesh clear walls.
         group: collision group of the body (NPC or PLAYER).
@@ -55,7 +56,10 @@ class Locomotor:
         self.character = Character(
             world, start + [0.0, 0.0, 0.01], radius=radius, height=settings.height, yaw=yaw, group=group
         )
-        self.animator = Animator(settings=animator)
+        # the pose is computed only when read (feet_world, rendering): root motion does not need it
+        self.animator = Animator(
+            settings=animator if animator is not None else AnimatorSettings(lazy_pose=True)
+        )
         self.coupling = Coupling(
             coupling if coupling is not None else CouplingSettings(),
             self.agent,

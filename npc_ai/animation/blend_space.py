@@ -28,11 +28,12 @@ class BlendResult:
     """One blend-space step.
 
     Attributes:
-        pose: Blended pose (character frame). delta_local: (3,) root displacement [m] in the character
-        frame. delta_yaw: [rad]. phase: Phase after the step in [0, 1). play_rate: Applied play rate.
+        pose: Blended pose (character frame), or None when the step was asked for root motion only.
+        delta_local: (3,) root displacement [m] in the character frame. delta_yaw: [rad].
+        phase: Phase after the step in [0, 1). play_rate: Applied play rate.
     """
 
-    pose: Pose
+    pose: Pose | None
     delta_local: np.ndarray
     delta_yaw: float
     phase: float
@@ -94,14 +95,34 @@ class BlendSpace1D:
             return 1.0
         return min(speed / blended, self.max_play_rate)
 
+    def pose_at(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> Pose:
+        """The blended pose at normalised ``phase`` with ``weights`` (non-cycling samples at
+        ``free_time`` [s])."""
+        poses, used = [], []
+        for i, (s, wi) in enumerate(zip(self.samples, weights, strict=True)):
+            if wi <= 1e-9:
+                continue
+            t = s.time_at(phase) if s.cycle else free_time
+            poses.append(s.clip.sample(t).pose)
+            used.append(i)
+        return blend_poses(poses, np.asarray(weights, dtype=float)[used])
+
     def step(
-        self, phase: float, dt: float, speed: float, weights: np.ndarray | None = None, free_time: float = 0.0
+        self,
+        phase: float,
+        dt: float,
+        speed: float,
+        weights: np.ndarray | None = None,
+        free_time: float = 0.0,
+        with_pose: bool = True,
     ) -> BlendResult:
         """Advance the blend by ``dt`` [s] from ``phase`` at ``speed`` [m/s].
 
         Args:
             weights: Override of ``weights(speed)`` (the animator passes cross-faded weights).
             free_time: Time [s] at which non-cycling samples (idle) are sampled, after the step.
+            with_pose: Also sample the blended pose (root motion alone needs only the root tracks);
+                without it ``pose`` is None and ``pose_at`` gives it later.
         """
         if not (math.isfinite(dt) and dt >= 0):
             raise SettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
@@ -111,20 +132,12 @@ class BlendSpace1D:
         dphase = rate * dt / duration if duration is not None else 0.0
         delta = np.zeros(3)
         dyaw = 0.0
-        poses = []
-        used = []
-        for i, (s, wi) in enumerate(zip(self.samples, w, strict=True)):
-            if wi <= 1e-9:
-                continue
-            if s.cycle:
+        for s, wi in zip(self.samples, w, strict=True):
+            if wi > 1e-9 and s.cycle:
                 d, y = root_motion_deltas(s.clip, s.time_at(phase), s.time_at(phase + dphase))
                 delta += wi * d
                 dyaw += wi * float(y)
-                poses.append(s.clip.sample(s.time_at(phase + dphase)).pose)
-            else:
-                poses.append(s.clip.sample(free_time).pose)
-            used.append(i)
-        pose = blend_poses(poses, w[used])
+        pose = self.pose_at(phase + dphase, w, free_time) if with_pose else None
         return BlendResult(
             pose=pose, delta_local=delta, delta_yaw=dyaw, phase=float((phase + dphase) % 1.0), play_rate=rate
         )

@@ -174,16 +174,23 @@ class Clip:
         a = np.clip(x - i, 0.0, 1.0)
         return i, a, k
 
-    def sample(self, t: float | np.ndarray) -> ClipSample:
-        """Sample the clip at times ``t`` [s] (scalar or array): lerp of positions and offsets, slerp of
-        rotations; loops wrap and carry the cycle displacement, one-shot clips clamp."""
+    def sample_root(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Root trajectory only at times ``t`` [s]: positions (..., 3) [m] and yaw (...) [rad] (what root
+        motion needs; much cheaper than `sample`, which also slerps every joint)."""
         i, a, k = self._frame_coords(t)
         a3 = a[..., None]
         pos = (
             (1 - a3) * self.positions[i] + a3 * self.positions[i + 1] + k[..., None] * self.cycle_displacement
         )
         yaw_cycle = self.yaw[-1] - self.yaw[0] if self.loop else 0.0
-        yaw = (1 - a) * self.yaw[i] + a * self.yaw[i + 1] + k * yaw_cycle
+        return pos, (1 - a) * self.yaw[i] + a * self.yaw[i + 1] + k * yaw_cycle
+
+    def sample(self, t: float | np.ndarray) -> ClipSample:
+        """Sample the clip at times ``t`` [s] (scalar or array): lerp of positions and offsets, slerp of
+        rotations; loops wrap and carry the cycle displacement, one-shot clips clamp."""
+        pos, yaw = self.sample_root(t)
+        i, a, _ = self._frame_coords(t)
+        a3 = a[..., None]
         off = (1 - a3) * self.root_offsets[i] + a3 * self.root_offsets[i + 1]
         rots = quat.slerp(self.rotations[i], self.rotations[i + 1], a[..., None])
         return ClipSample(positions=pos, yaw=yaw, pose=Pose(root_offset=off, rotations=rots))

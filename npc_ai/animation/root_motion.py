@@ -56,10 +56,9 @@ def root_motion_deltas(clip: Clip, t0: np.ndarray, t1: np.ndarray) -> tuple[np.n
     Returns:
         delta_local (..., 3) [m] in the character frame at t0, and delta_yaw (...) [rad].
     """
-    a = clip.sample(np.asarray(t0, dtype=float))
-    b = clip.sample(np.asarray(t1, dtype=float))
-    delta_world = b.positions - a.positions
-    return quat.rotate_yaw(-a.yaw, delta_world), b.yaw - a.yaw
+    pa, ya = clip.sample_root(np.asarray(t0, dtype=float))
+    pb, yb = clip.sample_root(np.asarray(t1, dtype=float))
+    return quat.rotate_yaw(-ya, pb - pa), yb - ya
 
 
 def extract_root_motion(clip: Clip, t0: float, t1: float) -> RootMotion:
