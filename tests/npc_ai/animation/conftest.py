@@ -31,5 +31,7 @@ def run():
 @pytest.fixture(scope="session")
 def cmu():
     if not CMU_BVH.exists():
-        pytest.skip(f"shared mocap data not found at {CMU_BVH}")
+        pytest.fail(
+            f"shared mocap data missing at {CMU_BVH}: the tests expect ../shared beside the repository"
+        )
     return load_bvh(CMU_BVH)
