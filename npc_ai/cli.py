@@ -7,12 +7,11 @@ stderr and exits with status 2; no traceback.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Sequence
 
-from npc_ai import __version__
+from npc_ai import __version__, cli_types, sim_cli
 from npc_ai.errors import NpcAiError, UsageError
 
 EXIT_USAGE = 2
@@ -25,68 +24,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seconds must be a number, got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= 86_400):
-        raise argparse.ArgumentTypeError(f"seconds must be in (0, 86400], got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}")
-    return value
-
-
-def has_display() -> bool:
-    """Whether a GUI window can be opened (an X or Wayland display is set)."""
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def _gui_or_headless(asked: bool) -> bool:
-    if asked and not has_display():
-        print(
-            "npc-ai: --gui needs a display, and none was found (DISPLAY is not set): running headless",
-            file=sys.stderr,
-        )
-        return False
-    return asked
-
-
 def _cmd_scenes(args: argparse.Namespace) -> int:
     from scenes import BUILTIN_SCENES, load_builtin
 
     for name in BUILTIN_SCENES:
         scene = load_builtin(name)
         print(f"{name:<10} {len(scene.npcs)} NPCs  {scene.description}")
-    return 0
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    from npc_ai.standing import run_standing
-    from scenes import load_scene
-
-    scene = load_scene(args.scene)
-    summary = run_standing(scene, seconds=args.seconds, seed=args.seed, gui=_gui_or_headless(args.gui))
-    print("\n".join(summary.lines()))
-    return 0
-
-
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from npc_ai.standing import run_standing
-    from scenes import load_scene
-
-    scene = load_scene("arena")
-    summary = run_standing(scene, seconds=args.seconds, seed=args.seed, gui=_gui_or_headless(args.gui))
-    print("npc-ai demo: the arena scene, characters standing (behaviour lands with the behaviour issue)")
-    print("\n".join(summary.lines()))
     return 0
 
 
@@ -252,26 +195,6 @@ def _cmd_bench_sync(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `npc-ai` (exposed for tests and docs)."""
     p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
@@ -281,18 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("scenes", help="list the built-in scenes")
     s.set_defaults(func=_cmd_scenes)
 
-    r = sub.add_parser("run", help="load a scene and step it headless, then print a summary")
-    r.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
-    r.add_argument("--seconds", type=_positive_seconds, default=10.0, help="simulated seconds (default 10)")
-    r.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    r.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
-    r.set_defaults(func=_cmd_run)
+    r = sub.add_parser("run", help="simulate a scene headless: enemies wander, spot, aim, chase, search")
+    sim_cli.add_run_arguments(r)
+    r.set_defaults(func=sim_cli.cmd_run)
 
-    d = sub.add_parser("demo", help="run the richest demo that exists on a built-in scene")
-    d.add_argument("--seconds", type=_positive_seconds, default=5.0, help="simulated seconds (default 5)")
-    d.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    d.add_argument("--gui", action="store_true", help="open the PyBullet window (needs a display)")
-    d.set_defaults(func=_cmd_demo)
+    d = sub.add_parser("demo", help="enemies in the warehouse: timeline and a replay picture")
+    sim_cli.add_demo_arguments(d)
+    d.set_defaults(func=sim_cli.cmd_demo)
 
     nav = sub.add_parser("nav", help="navigation meshes: bake scenes, solve MovingAI benchmarks")
     nav_sub = nav.add_subparsers(dest="nav_command", required=True, parser_class=_Parser)
@@ -306,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
     nb.add_argument("--plot", help="draw polygons, portals and a sample path to this PNG")
     nb.add_argument("--save", help="write the navmesh (.npz) to this file")
-    nb.add_argument("--seed", type=_seed, default=0, help="seed of the sample path (default 0)")
+    nb.add_argument("--seed", type=cli_types.seed, default=0, help="seed of the sample path (default 0)")
     nb.add_argument("--no-cache", action="store_true", help="bake even if a cached navmesh exists")
     nb.set_defaults(func=_cmd_nav_bake)
 
@@ -316,14 +234,21 @@ def build_parser() -> argparse.ArgumentParser:
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_Parser)
     bs = bench_sub.add_parser("sync", help="navigation/animation sync: coupling modes on the same routes")
     bs.add_argument("--scene", default="arena", help="scene to drive in (default arena)")
-    bs.add_argument("--routes", type=_positive_int, default=6, help="number of seeded routes (default 6)")
+    bs.add_argument(
+        "--routes", type=cli_types.positive_int, default=6, help="number of seeded routes (default 6)"
+    )
     bs.add_argument("--modes", nargs="+", choices=list(MODES), help="coupling modes (default: all)")
-    bs.add_argument("--tau", nargs="*", type=_positive_float, help="root_motion filter taus to sweep [s]")
-    bs.add_argument("--seed", type=_seed, default=0, help="route seed (default 0)")
+    bs.add_argument(
+        "--tau", nargs="*", type=cli_types.positive_float, help="root_motion filter taus to sweep [s]"
+    )
+    bs.add_argument("--seed", type=cli_types.seed, default=0, help="route seed (default 0)")
     bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot")
     bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this file")
     bs.add_argument("--quiet", action="store_true", help="no progress bar")
     bs.set_defaults(func=_cmd_bench_sync)
+    bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")
+    sim_cli.add_bench_sim_arguments(bm)
+    bm.set_defaults(func=sim_cli.cmd_bench_sim)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)

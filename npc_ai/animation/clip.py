@@ -177,6 +177,8 @@ class Clip:
     def sample_root(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Root trajectory only at times ``t`` [s]: positions (..., 3) [m] and yaw (...) [rad] (what root
         motion needs; much cheaper than `sample`, which also slerps every joint)."""
+        if np.ndim(t) == 0:  # scalar fast path: plain floats beat numpy's per-call overhead by ~10x
+            return self._sample_root_scalar(float(t))
         i, a, k = self._frame_coords(t)
         a3 = a[..., None]
         pos = (
@@ -184,6 +186,23 @@ class Clip:
         )
         yaw_cycle = self.yaw[-1] - self.yaw[0] if self.loop else 0.0
         return pos, (1 - a) * self.yaw[i] + a * self.yaw[i + 1] + k * yaw_cycle
+
+    def _sample_root_scalar(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        if not math.isfinite(t):
+            raise SettingsError("sample times must be finite")
+        dur = self.duration
+        if self.loop:
+            k = math.floor(t / dur)
+            u = t - k * dur
+        else:
+            k, u = 0, min(max(t, 0.0), dur)
+        x = u * self.fps
+        i = min(max(math.floor(x), 0), self.n_frames - 2)
+        a = min(max(x - i, 0.0), 1.0)
+        pos = (1 - a) * self.positions[i] + a * self.positions[i + 1] + k * self.cycle_displacement
+        yaw_cycle = float(self.yaw[-1] - self.yaw[0]) if self.loop else 0.0
+        yaw = (1 - a) * float(self.yaw[i]) + a * float(self.yaw[i + 1]) + k * yaw_cycle
+        return pos, np.float64(yaw)
 
     def sample(self, t: float | np.ndarray) -> ClipSample:
         """Sample the clip at times ``t`` [s] (scalar or array): lerp of positions and offsets, slerp of

@@ -56,6 +56,12 @@ def root_motion_deltas(clip: Clip, t0: np.ndarray, t1: np.ndarray) -> tuple[np.n
     Returns:
         delta_local (..., 3) [m] in the character frame at t0, and delta_yaw (...) [rad].
     """
+    if np.ndim(t0) == 0 and np.ndim(t1) == 0:  # one tick of one character: scalar maths
+        pa, ya = clip.sample_root(float(t0))
+        pb, yb = clip.sample_root(float(t1))
+        d = pb - pa
+        c, s = math.cos(-ya), math.sin(-ya)
+        return np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]]), yb - ya
     pa, ya = clip.sample_root(np.asarray(t0, dtype=float))
     pb, yb = clip.sample_root(np.asarray(t1, dtype=float))
     return quat.rotate_yaw(-ya, pb - pa), yb - ya

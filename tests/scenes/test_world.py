@@ -126,10 +126,11 @@ DETERMINISM_SCRIPT = """
 import sys
 import numpy as np
 from scenes import World, load_scene
-from npc_ai.standing import spawn_characters
+from scenes import groups
 seed = int(sys.argv[1])
 with World(load_scene("warehouse"), seed=seed) as w:
-    bodies = list(spawn_characters(w, w.scene).values())
+    spawns = [n.position for n in w.scene.npcs] + [w.scene.player.position]
+    bodies = [w.add_capsule(p, group=groups.NPC) for p in spawns]
     for _ in range(240):
         v = w.rng.uniform(-3, 3, size=(len(bodies), 2))
         for b, (vx, vy) in zip(bodies, v):

@@ -1,0 +1,214 @@
+"""One validated settings object per NPC archetype, loadable from a scene's `[archetype.NAME]` table.
+
+The defaults are the seed's enemy: wander at walking speed or stand (re-chosen every 5-10 s), box-cast for
+obstacles on a timer and turn away by 45-110 degrees, notice the player inside a 60 degree half-angle cone,
+stop and aim, chase the last seen position at running speed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from npc_ai.errors import NpcAiError
+from scenes.errors import SceneError
+
+
+class BehaviourSettingsError(NpcAiError, ValueError):
+    """A behaviour setting is out of range or of the wrong type.
+
+    Attributes:
+        key: the setting's name (the key of the `[archetype.NAME]` table).
+        problem: what is wrong and how to fix it.
+    """
+
+    def __init__(self, key: str, problem: str) -> None:
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{key}: {problem}")
+
+
+# name -> (low, high, low inclusive, unit); None: unbounded on that side
+_LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
+    "walk_speed": (0.0, 10.0, False, "m/s"),
+    "run_speed": (0.0, 15.0, False, "m/s"),
+    "move_probability": (0.0, 1.0, True, "probability"),
+    "speed_change_min_s": (0.0, None, False, "s"),
+    "speed_change_max_s": (0.0, None, False, "s"),
+    "speed_smoothing_s": (0.0, None, True, "s"),
+    "turn_rate_deg": (0.0, 3600.0, False, "deg/s"),
+    "probe_interval_s": (0.0, 5.0, False, "s"),
+    "probe_range": (0.0, 100.0, False, "m"),
+    "obstacle_range": (0.0, 100.0, False, "m"),
+    "stop_gap": (0.0, 10.0, True, "m"),
+    "probe_skin": (0.0, 2.0, True, "m"),
+    "turn_min_deg": (0.0, 180.0, True, "deg"),
+    "turn_max_deg": (0.0, 180.0, True, "deg"),
+    "sight_radius": (0.0, 1000.0, False, "m"),
+    "lose_sight_radius": (0.0, 1000.0, False, "m"),
+    "half_angle_deg": (0.0, 180.0, False, "deg"),
+    "eye_height": (0.0, 5.0, False, "m"),
+    "perception_period_s": (0.0, 5.0, False, "s"),
+    "aim_turn_rate_deg": (0.0, 3600.0, False, "deg/s"),
+    "stop_speed": (0.0, 5.0, False, "m/s"),
+    "aim_tolerance_deg": (0.0, 180.0, False, "deg"),
+    "reaction_time_s": (0.0, 60.0, True, "s"),
+    "shoot_cooldown_s": (0.0, 600.0, False, "s"),
+    "shot_duration_s": (0.0, 10.0, False, "s"),
+    "shoot_range": (0.0, 1000.0, False, "m"),
+    "shot_spread_deg": (0.0, 45.0, True, "deg"),
+    "search_duration_s": (0.0, 600.0, True, "s"),
+    "search_turn_rate_deg": (0.0, 3600.0, False, "deg/s"),
+    "chase_timeout_s": (0.0, 3600.0, False, "s"),
+    "memory_expiry_s": (0.0, 86400.0, False, "s"),
+    "hearing_range": (0.0, 1000.0, True, "m"),
+    "alert_radius": (0.0, 1000.0, True, "m"),
+}
+
+
+@dataclass(frozen=True)
+class BehaviourSettings:
+    """How one archetype of NPC behaves. Every field can be set in a scene's `[archetype.NAME]` table.
+
+    Attributes:
+        walk_speed: wander / patrol / investigate speed [m/s, > 0]; the walk clip's 0.98 by default.
+        run_speed: chase speed [m/s, > 0]; the run clip's 3.56 by default.
+        move_probability: chance that a wander speed pick is `walk_speed` rather than 0 [0..1].
+        speed_change_min_s, speed_change_max_s: a new wander target speed every uniform(min, max) s
+            [s, 0 < min <= max].
+        speed_smoothing_s: time constant with which the current speed follows the target speed [s, >= 0].
+        turn_rate_deg: angular smoothing of wander turns: the largest turn rate [deg/s, > 0].
+        probe_interval_s: obstacle detection timer while moving [s, > 0].
+        probe_range: maximum range of the forward obstacle box cast [m, > 0].
+        obstacle_range: an obstacle nearer than this makes the NPC turn away [m, 0 < x <= probe_range].
+        stop_gap: the wander speed falls linearly to 0 as the free gap ahead shrinks from obstacle_range
+            to this [m, 0 <= x < obstacle_range], so a turn never carries the body into a wall.
+        probe_skin: the cast box is the body's width plus this on each side [m, >= 0].
+        turn_min_deg, turn_max_deg: a turn away from an obstacle is uniform in [min, max] degrees
+            [deg, 0 <= min <= max <= 180].
+        sight_radius: distance at which the player is first noticed [m, > 0].
+        lose_sight_radius: distance at which a seen player is lost [m, >= sight_radius].
+        half_angle_deg: half of the view cone, from forward [deg, 0 < x <= 180].
+        eye_height: eye height above the feet [m, > 0].
+        perception_period_s: sight runs on a staggered timer of this period [s, > 0].
+        aim_turn_rate_deg: turn rate while aiming and searching at the player [deg/s, > 0].
+        stop_speed: below this body speed the NPC counts as stopped [m/s, > 0].
+        aim_tolerance_deg: shoot only when facing the player within this [deg, > 0].
+        reaction_time_s: line of sight must have held this long before a shot [s, >= 0].
+        shoot_cooldown_s: shortest time between two shots [s, > 0].
+        shot_duration_s: how long the Shoot state holds before returning to Aim [s, > 0].
+        shoot_range: length of the hit-scan ray [m, > 0].
+        shot_spread_deg: a shot's direction is perturbed by up to this (uniform, seeded) [deg, >= 0].
+        search_duration_s: how long to look around at the last known position [s, >= 0].
+        search_turn_rate_deg: turn rate while looking around [deg/s, > 0].
+        chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
+        memory_expiry_s: a last known position older than this is forgotten [s, > 0].
+        hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].
+        alert_radius: allies within this distance learn the last known position on a sighting
+            [m, >= 0; 0 = no alerts].
+        patrol: follow the spawn's patrol route (when it has one) instead of wandering.
+    """
+
+    walk_speed: float = 0.98
+    run_speed: float = 3.56
+    move_probability: float = 0.5
+    speed_change_min_s: float = 5.0
+    speed_change_max_s: float = 10.0
+    speed_smoothing_s: float = 0.4
+    turn_rate_deg: float = 120.0
+    probe_interval_s: float = 0.1
+    probe_range: float = 4.0
+    obstacle_range: float = 1.5
+    stop_gap: float = 0.3
+    probe_skin: float = 0.1
+    turn_min_deg: float = 45.0
+    turn_max_deg: float = 110.0
+    sight_radius: float = 15.0
+    lose_sight_radius: float = 20.0
+    half_angle_deg: float = 60.0
+    eye_height: float = 1.6
+    perception_period_s: float = 0.1
+    aim_turn_rate_deg: float = 240.0
+    stop_speed: float = 0.1
+    aim_tolerance_deg: float = 5.0
+    reaction_time_s: float = 0.5
+    shoot_cooldown_s: float = 1.0
+    shot_duration_s: float = 0.2
+    shoot_range: float = 40.0
+    shot_spread_deg: float = 1.0
+    search_duration_s: float = 4.0
+    search_turn_rate_deg: float = 90.0
+    chase_timeout_s: float = 30.0
+    memory_expiry_s: float = 30.0
+    hearing_range: float = 12.0
+    alert_radius: float = 12.0
+    patrol: bool = True
+
+    def __post_init__(self) -> None:
+        for name, (lo, hi, lo_inclusive, unit) in _LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise BehaviourSettingsError(name, f"must be a finite number [{unit}], got {value!r}")
+            too_low = lo is not None and (value < lo if lo_inclusive else value <= lo)
+            too_high = hi is not None and value > hi
+            if too_low or too_high:
+                low = "" if lo is None else (f">= {lo:g}" if lo_inclusive else f"> {lo:g}")
+                high = "" if hi is None else f"<= {hi:g}"
+                bounds = " and ".join(b for b in (low, high) if b)
+                raise BehaviourSettingsError(name, f"must be {bounds} [{unit}], got {value!r}")
+        if not isinstance(self.patrol, bool):
+            raise BehaviourSettingsError("patrol", f"must be true or false, got {self.patrol!r}")
+        pairs = (
+            ("lose_sight_radius", "sight_radius", ">="),
+            ("speed_change_max_s", "speed_change_min_s", ">="),
+            ("turn_max_deg", "turn_min_deg", ">="),
+            ("probe_range", "obstacle_range", ">="),
+        )
+        for big, small, rel in pairs:
+            if getattr(self, big) < getattr(self, small):
+                raise BehaviourSettingsError(
+                    big, f"must be {rel} {small} ({getattr(self, small)!r}), got {getattr(self, big)!r}"
+                )
+        if self.stop_gap >= self.obstacle_range:
+            raise BehaviourSettingsError(
+                "stop_gap", f"must be < obstacle_range ({self.obstacle_range!r}), got {self.stop_gap!r}"
+            )
+
+    @property
+    def cos_half_angle(self) -> float:
+        return math.cos(math.radians(self.half_angle_deg))
+
+    @classmethod
+    def from_table(
+        cls, table: dict[str, Any], *, source: str = "", name: str = "default"
+    ) -> BehaviourSettings:
+        """Settings from the raw scalars of an `[archetype.NAME]` table (missing keys keep the defaults).
+
+        Raises:
+            SceneError: `source: archetype.NAME.KEY: problem` for an unknown key or a bad value.
+        """
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            where = f"archetype.{name}.{key}"
+            if key not in known:
+                raise SceneError(
+                    source, where, f"unknown behaviour setting; known: {', '.join(sorted(known))}"
+                )
+            if key == "patrol":
+                if not isinstance(value, bool):
+                    raise SceneError(source, where, f"must be true or false, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                raise SceneError(source, where, f"must be a number, got {value!r}")
+            values[key] = float(value) if key != "patrol" else value
+        try:
+            return cls(**values)
+        except BehaviourSettingsError as exc:
+            raise SceneError(source, f"archetype.{name}.{exc.key}", exc.problem) from None
+
+    @classmethod
+    def for_archetype(cls, scene: Any, name: str) -> BehaviourSettings:
+        """The settings of archetype `name` of `scene` (defaults for "default" or an empty table)."""
+        return cls.from_table(scene.archetype(name), source=scene.source or scene.name, name=name)
