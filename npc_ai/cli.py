@@ -58,6 +58,7 @@ def _cmd_clip_info(args: argparse.Namespace) -> int:
 def _cmd_clip_plot(args: argparse.Namespace) -> int:
     from npc_ai.animation import load_clip, plot_clip
 
+    cli_types.writable_file(args.out, "--out")
     out = plot_clip(load_clip(args.file, clean=args.clean), args.out)
     print(f"wrote {out}")
     return 0
@@ -71,6 +72,7 @@ def _cmd_nav_scen(args: argparse.Namespace) -> int:
     from navigation.benchmark import ROW_FIELDS, solve_scenarios
     from navigation.movingai import read_map, read_scenarios
 
+    cli_types.writable_file(args.out, "--out")
     grid = read_map(args.map)
     scenarios = read_scenarios(args.scen)
     if not scenarios:
@@ -117,6 +119,8 @@ def _cmd_nav_bake(args: argparse.Namespace) -> int:
     from npc_ai.scene_nav import scene_navmesh
     from scenes import World, load_scene
 
+    cli_types.writable_file(args.plot, "--plot")
+    cli_types.writable_file(args.save, "--save")
     scene = load_scene(args.scene)
     t0 = time.perf_counter()
     with World(scene, seed=args.seed) as world:
@@ -168,6 +172,8 @@ def _cmd_bench_sync(args: argparse.Namespace) -> int:
         modes=tuple(args.modes) if args.modes else SyncSettings().modes,
         taus=tuple(args.tau) if args.tau is not None else SyncSettings().taus,
     )
+    cli_types.writable_file(args.json, "--json")
+    cli_types.writable_folder(args.out, "--out")
     scene = load_scene(args.scene)
     t0 = time.perf_counter()
     with World(scene, seed=args.seed) as world:

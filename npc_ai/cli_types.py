@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from pathlib import Path
+
+from npc_ai.errors import UsageError
 
 
 def _number(text: str, what: str, cast: type = float) -> float:
@@ -56,6 +59,33 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
+
+
+def writable_file(path: str | None, what: str) -> Path | None:
+    """Check an output file before any work is done: its folder must exist and it must not be a folder.
+
+    Raises `UsageError` naming the option (`what`), so a long run never dies at the end on a bad path.
+    """
+    if path is None:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path!r} is a folder; give a file name")
+    if not p.parent.exists():
+        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
+    return p
+
+
+def writable_folder(path: str | None, what: str) -> Path | None:
+    """Check an output folder: it may not exist yet, but its parent must, and it must not be a file."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{what} {path!r} is a file; give a folder")
+    if not p.exists() and not p.parent.exists():
+        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
+    return p
 
 
 def has_display() -> bool:

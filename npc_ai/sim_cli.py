@@ -18,17 +18,6 @@ from npc_ai.errors import UsageError
 TIMELINE_SKIP = ("noise",)  # in the events file, not on the screen
 
 
-def _writable(path: str | None, what: str) -> Path | None:
-    if path is None:
-        return None
-    p = Path(path)
-    if p.is_dir():
-        raise UsageError(f"{what} {path!r} is a folder; give a file name")
-    if not p.parent.exists():
-        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
-    return p
-
-
 # -- run ----------------------------------------------------------------------------------------------
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of `npc-ai run`."""
@@ -126,8 +115,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         player=mode,
         gui=gui,
-        events=_writable(args.events, "--events"),
-        plot=_writable(args.plot, "--plot"),
+        events=cli_types.writable_file(args.events, "--events"),
+        plot=cli_types.writable_file(args.plot, "--plot"),
         quiet=args.quiet,
     )
 
@@ -158,8 +147,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         player="wander",
         gui=gui,
-        events=_writable(args.events, "--events"),
-        plot=_writable(args.out, "--out"),
+        events=cli_types.writable_file(args.events, "--events"),
+        plot=cli_types.writable_file(args.out, "--out"),
     )
 
 
@@ -187,7 +176,7 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     from npc_ai.bench_sim import format_table, run_bench_sim
     from scenes import load_scene
 
-    target = _writable(args.json, "--json")
+    target = cli_types.writable_file(args.json, "--json")
     if any(n < 1 for n in args.sizes):
         raise UsageError(f"--sizes must be positive, got {args.sizes}")
     scene = load_scene(args.scene)

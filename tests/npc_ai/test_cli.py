@@ -209,3 +209,21 @@ def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
         assert metrics["success_rate"] == 1.0
     assert (tmp_path / "out" / "tau_sweep.png").is_file() and (tmp_path / "out" / "sync_modes.csv").is_file()
     assert "agent_drives" in out.stdout and "tau sweep" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["clip", "plot", "walk", "--out", "/nonexistent-npc-ai/x.png"],
+        ["nav", "bake", "arena", "--plot", "/nonexistent-npc-ai/p.png"],
+        ["nav", "bake", "arena", "--save", "/nonexistent-npc-ai/m.npz"],
+        ["bench", "sync", "--json", "/nonexistent-npc-ai/x.json"],
+        ["bench", "sim", "--json", "/nonexistent-npc-ai/x.json"],
+        ["run", "arena", "--events", "/nonexistent-npc-ai/e.jsonl"],
+    ],
+)
+def test_unwritable_outputs_are_refused_before_any_work(args: list[str]) -> None:
+    out = npc_ai(*args)
+    assert out.returncode == 2
+    assert "does not exist" in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
