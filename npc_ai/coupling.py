@@ -55,6 +55,10 @@ class CouplingSettings:
         turn_rate_deg: how fast code turns the character to face its steering target [deg/s, > 0].
         max_speed_factor: the speed asked of the animator is capped at this times the agent's top speed
             [>= 1] (root_motion only).
+        feedforward_s: None for the reference loop (velocity = filtered offset / dt, which is under-damped:
+            damping ratio about 0.5 * sqrt(dt / tau), 0.17 at 60 Hz with tau 0.15 s, so speed overshoots at
+            start-up and gaits flicker). A number [s, > 0] feeds the agent's own velocity forward and closes
+            the filtered offset over that many seconds instead (root_motion only).
         speed_damping_s: time constant with which the animator's speed parameter follows the agent's
             speed under agent_drives [s, >= 0], as game animators damp their parameters (Unity's damped
             SetFloat, ALS's interpolation); 0 feeds the speed undamped. root_motion filters the agent
@@ -68,6 +72,7 @@ class CouplingSettings:
     turn_rate_deg: float = 360.0
     max_speed_factor: float = 1.5
     speed_damping_s: float = 0.1
+    feedforward_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in ("agent_drives", "root_motion"):
@@ -82,6 +87,14 @@ class CouplingSettings:
             raise CouplingError(
                 f"turn_rate_deg must be a positive number of deg/s, got {self.turn_rate_deg!r}"
             )
+        if self.feedforward_s is not None and not (
+            isinstance(self.feedforward_s, int | float)
+            and math.isfinite(self.feedforward_s)
+            and self.feedforward_s > 0
+        ):
+            raise CouplingError(
+                f"feedforward_s must be None or a positive number of seconds, got {self.feedforward_s!r}"
+            )
         if not (math.isfinite(self.speed_damping_s) and self.speed_damping_s >= 0):
             raise CouplingError(
                 f"speed_damping_s must be a number of seconds >= 0, got {self.speed_damping_s!r}"
@@ -92,9 +105,12 @@ class CouplingSettings:
     @property
     def name(self) -> str:
         """The mode's name as the benchmark reports it."""
+        name = self.mode
+        if self.mode == "root_motion" and self.feedforward_s is not None:
+            name += "_feedforward"
         if self.mode == "root_motion" and self.drift_limit is not DriftLimit.NONE:
-            return f"root_motion_{self.drift_limit.value}"
-        return self.mode
+            name += f"_{self.drift_limit.value}"
+        return name
 
 
 MODES: dict[str, CouplingSettings] = {
@@ -102,6 +118,7 @@ MODES: dict[str, CouplingSettings] = {
     "root_motion": CouplingSettings(mode="root_motion"),
     "root_motion_pull_character": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_CHARACTER),
     "root_motion_pull_agent": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_AGENT),
+    "root_motion_feedforward": CouplingSettings(mode="root_motion", feedforward_s=0.3),
 }
 
 
@@ -210,7 +227,13 @@ class Coupling:
         local = np.array([float(c.right @ world_delta), float(c.forward @ world_delta)])
         smooth = min(1.0, dt / s.tau)
         st.smooth_delta = st.smooth_delta + smooth * (local - st.smooth_delta)
-        st.velocity = st.smooth_delta / dt if dt > 1e-5 else np.zeros(2)
+        if s.feedforward_s is None:  # the reference: the filtered offset per tick is the velocity
+            st.velocity = st.smooth_delta / dt if dt > 1e-5 else np.zeros(2)
+        else:  # the agent's own velocity, plus the filtered offset closed over feedforward_s seconds
+            v = horizontal(a.velocity)
+            st.velocity = (
+                np.array([float(c.right @ v), float(c.forward @ v)]) + st.smooth_delta / s.feedforward_s
+            )
         # The blend space is 1-D (forward speed), so the animator gets the forward part of the velocity and
         # code turns the character toward the agent; capped so a large drift cannot ask for a sprint.
         forward_speed = min(max(0.0, float(st.velocity[1])), s.max_speed_factor * a.settings.speed)
