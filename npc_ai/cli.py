@@ -64,6 +64,16 @@ def _cmd_clip_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_clip_render(args: argparse.Namespace) -> int:
+    from npc_ai.animation import load_clip
+    from npc_ai.animation.posed import render_filmstrip
+
+    cli_types.writable_file(args.out, "--out")
+    out = render_filmstrip(load_clip(args.file, clean=args.clean), args.out, frames=args.frames)
+    print(f"wrote {out}")
+    return 0
+
+
 def _cmd_nav_scen(args: argparse.Namespace) -> int:
     import csv
 
@@ -268,6 +278,14 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--out", required=True, help="the PNG file to write")
     cp.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
     cp.set_defaults(func=_cmd_clip_plot)
+    cr = clip_sub.add_parser("render", help="pose humanoid.urdf along the clip and render a filmstrip PNG")
+    cr.add_argument("file", help="a DeepMimic .txt file or a built-in clip (the humanoid skeleton)")
+    cr.add_argument("--out", required=True, help="the PNG file to write")
+    cr.add_argument(
+        "--frames", type=cli_types.positive_int, default=8, help="frames in the strip (default 8)"
+    )
+    cr.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    cr.set_defaults(func=_cmd_clip_render)
     return p
 
 

@@ -32,6 +32,7 @@ from .metrics import (
     foot_skate_ratio,
     skate_metrics,
 )
+from .posed import PosedHumanoid, render_filmstrip
 from .root_motion import (
     RootMotion,
     extract_root_motion,
@@ -65,6 +66,7 @@ __all__ = [
     "LocomotionSet",
     "LocomotionState",
     "Pose",
+    "PosedHumanoid",
     "RootMotion",
     "SettingsError",
     "SkateMetrics",
@@ -99,6 +101,7 @@ __all__ = [
     "parse_bvh",
     "parse_deepmimic",
     "plot_clip",
+    "render_filmstrip",
     "root_motion_deltas",
     "select_gait",
     "skate_metrics",

@@ -227,3 +227,10 @@ def test_unwritable_outputs_are_refused_before_any_work(args: list[str]) -> None
     assert out.returncode == 2
     assert "does not exist" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_clip_render_writes_a_filmstrip_quietly(tmp_path: Path) -> None:
+    out = npc_ai("clip", "render", "walk", "--frames", "3", "--out", str(tmp_path / "strip.png"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # PyBullet's URDF importer warnings are kept off the terminal
+    assert (tmp_path / "strip.png").read_bytes()[:4] == b"\x89PNG"
