@@ -113,6 +113,7 @@ class Npc:
         # motor state
         self.speed_param = 0.0  # the speed this NPC asks of its legs, smoothed [m/s]
         self.cooldown_until = -math.inf
+        self.last_alert = -math.inf  # when this NPC last alerted its allies [s]
         self._goal: np.ndarray | None = None  # the destination last given to the locomotor
         self._goal_speed: float | None = None
         # counters
@@ -205,7 +206,9 @@ class Npc:
                 self.seen_since = t
                 self.spotted += 1
                 self.record("spotted", target=_xyz(feet), distance=round(self._dist(feet), 3))
-                self.env.broadcast_alert(self, feet)
+                if t - self.last_alert >= self.settings.alert_cooldown_s:
+                    self.last_alert = t
+                    self.env.broadcast_alert(self, feet)
         elif self.sees:
             self.sees = False
             self.seen_since = None

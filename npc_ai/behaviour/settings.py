@@ -65,6 +65,7 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "memory_expiry_s": (0.0, 86400.0, False, "s"),
     "hearing_range": (0.0, 1000.0, True, "m"),
     "alert_radius": (0.0, 1000.0, True, "m"),
+    "alert_cooldown_s": (0.0, 600.0, True, "s"),
 }
 
 
@@ -108,6 +109,8 @@ class BehaviourSettings:
         hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].
         alert_radius: allies within this distance learn the last known position on a sighting
             [m, >= 0; 0 = no alerts].
+        alert_cooldown_s: an NPC alerts its allies at most once per this many seconds, so a player
+            who ducks in and out of view does not flood the radio [s, >= 0].
         patrol: follow the spawn's patrol route (when it has one) instead of wandering.
     """
 
@@ -144,6 +147,7 @@ class BehaviourSettings:
     memory_expiry_s: float = 30.0
     hearing_range: float = 12.0
     alert_radius: float = 12.0
+    alert_cooldown_s: float = 3.0
     patrol: bool = True
 
     def __post_init__(self) -> None:

@@ -182,6 +182,24 @@ def test_a_sighting_alerts_allies_in_range() -> None:
         assert names(events(sim, "far")) == ["wander"]  # 22.6 m away > alert radius 12 m
 
 
+def test_alerts_respect_the_cooldown() -> None:
+    """A player ducking in and out of view must not flood the radio: one alert per alert_cooldown_s."""
+    scene = range_scene()
+    with simulation(scene, bake(scene), player=None) as sim:
+        g = sim.npcs[0]
+        calls: list[float] = []
+        sim.broadcast_alert = lambda npc, position: calls.append(sim.time)  # count what the NPC sends
+        aim, feet = np.array([5.0, 0.0, 1.6]), np.array([5.0, 0.0, 0.0])
+        start = sim.time
+        for wait in (60, 60, 120):  # seen and lost at 0 s, 1 s, 2 s, 4 s after the first sighting
+            g.on_sight(aim, feet)
+            g.on_sight(None, None)
+            sim.world.step(wait)
+        g.on_sight(aim, feet)
+        assert g.settings.alert_cooldown_s == 3.0
+        assert calls == pytest.approx([start, start + 4.0])
+
+
 def test_patrol_visits_its_waypoints(scene, mesh) -> None:
     import dataclasses
 
