@@ -7,6 +7,7 @@ are never cached.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -23,14 +24,7 @@ from scenes.model import NavmeshSpec
 
 def bake_settings(spec: NavmeshSpec) -> BakeSettings:
     """The navigation bake settings that a scene's `[navmesh]` table asks for."""
-    return BakeSettings(
-        agent_radius=spec.agent_radius,
-        agent_height=spec.agent_height,
-        max_climb=spec.max_climb,
-        max_slope_deg=spec.max_slope_deg,
-        cell_size=spec.cell_size,
-        cell_height=spec.cell_height,
-    )
+    return BakeSettings(**dataclasses.asdict(spec))  # the scene table names BakeSettings fields
 
 
 def default_cache_dir() -> Path:
