@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navigation.errors import NavMeshError, SettingsError
+from navigation.angles import turn_toward
+from navigation.errors import NavMeshError, NavSettingsError
 from navigation.query import NavMeshQuery, PathResult, PathStatus
 
 _CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
@@ -24,7 +25,7 @@ def _positive(name: str, value: float, unit: str, *, zero_ok: bool = False) -> N
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not zero_ok):
         bound = ">= 0" if zero_ok else "> 0"
-        raise SettingsError(f"{name} must be a finite number {bound} [{unit}], got {value!r}")
+        raise NavSettingsError(f"{name} must be a finite number {bound} [{unit}], got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,4 @@ class NavAgent:
             self._replan()
 
     def _turn_toward(self, heading: float, dt: float) -> None:
-        delta = (heading - self.yaw + math.pi) % (2 * math.pi) - math.pi
-        limit = math.radians(self.settings.angular_speed_deg) * dt
-        self.yaw = (self.yaw + max(-limit, min(limit, delta)) + math.pi) % (2 * math.pi) - math.pi
+        self.yaw = turn_toward(self.yaw, heading, math.radians(self.settings.angular_speed_deg) * dt)

@@ -15,5 +15,5 @@ class NavMeshError(NavigationError):
     """A navmesh could not be built, loaded or queried because an argument is invalid."""
 
 
-class SettingsError(NavigationError, ValueError):
-    """A navigation settings object was given an out-of-range value."""
+class NavSettingsError(NavigationError, ValueError):
+    """`BakeSettings` or `AgentSettings` was given an out-of-range value."""

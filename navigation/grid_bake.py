@@ -16,22 +16,22 @@ from shapely import affinity
 from shapely.geometry import MultiPolygon, Polygon
 
 from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
-from navigation.errors import NavMeshError, SettingsError
+from navigation.errors import NavMeshError, NavSettingsError
 from navigation.movingai import GridMap
 from navigation.navmesh import NavMesh, build_navmesh
 
 
 def _check(agent_radius: float, scale: float, max_verts_per_poly: int) -> None:
     if not (math.isfinite(agent_radius) and agent_radius >= 0):
-        raise SettingsError(f"agent_radius must be a finite number >= 0 [m], got {agent_radius!r}")
+        raise NavSettingsError(f"agent_radius must be a finite number >= 0 [m], got {agent_radius!r}")
     if not (math.isfinite(scale) and scale > 0):
-        raise SettingsError(f"scale must be a finite number > 0 [m per cell], got {scale!r}")
+        raise NavSettingsError(f"scale must be a finite number > 0 [m per cell], got {scale!r}")
     if (
         isinstance(max_verts_per_poly, bool)
         or not isinstance(max_verts_per_poly, int)
         or max_verts_per_poly < 3
     ):
-        raise SettingsError(f"max_verts_per_poly must be an integer >= 3, got {max_verts_per_poly!r}")
+        raise NavSettingsError(f"max_verts_per_poly must be an integer >= 3, got {max_verts_per_poly!r}")
 
 
 def grid_free_geometry(grid: GridMap, scale: float = 1.0) -> MultiPolygon:

@@ -12,9 +12,22 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 
+@runtime_checkable
+class RayHitsLike(Protocol):
+    """What a ray source answers: four arrays with one row per ray (see `RayHits` for their meaning).
+
+    Any object with these attributes will do (the PyBullet world returns its own `scenes.RayHits`).
+    """
+
+    body: np.ndarray
+    fraction: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+
+
 @dataclass(frozen=True)
 class RayHits:
-    """Results of a batch of n rays, one row per ray.
+    """Results of a batch of n rays, one row per ray (navigation's own implementation of `RayHitsLike`).
 
     Attributes:
         body: (n,) int body id hit, -1 for a miss.
@@ -41,7 +54,7 @@ class RayHits:
 class RaySource(Protocol):
     """Anything that answers batched ray tests against its static level geometry."""
 
-    def ray_test(self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None) -> RayHits:
+    def ray_test(self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None) -> RayHitsLike:
         """Cast n rays from starts (n, 3) to ends (n, 3) [m]; `mask` selects collision groups (None: all)."""
         ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from navigation.errors import SettingsError
+from navigation.errors import NavSettingsError
 
 
 def _finite(
@@ -19,7 +19,7 @@ def _finite(
     if not ok:
         rel = ">" if strict else ">="
         rng = f"{rel} {low}" + (f" and < {high}" if high is not None else "")
-        raise SettingsError(f"{name} must be a finite number {rng} [{unit}], got {value!r}")
+        raise NavSettingsError(f"{name} must be a finite number {rng} [{unit}], got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,9 @@ class BakeSettings:
         for name, low in (("max_verts_per_poly", 3), ("min_region_area", 0), ("max_layers", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise SettingsError(f"{name} must be an integer >= {low}, got {value!r}")
+                raise NavSettingsError(f"{name} must be an integer >= {low}, got {value!r}")
         if not isinstance(self.keep_islands, bool):
-            raise SettingsError(f"keep_islands must be True or False, got {self.keep_islands!r}")
+            raise NavSettingsError(f"keep_islands must be True or False, got {self.keep_islands!r}")
 
     def as_dict(self) -> dict[str, float | int | bool]:
         """The settings as a plain dict (for hashing and saving)."""

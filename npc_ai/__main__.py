@@ -2,6 +2,6 @@
 
 import sys
 
-from npc_ai.cli import main
+from npc_ai.cli.main import main
 
 sys.exit(main())

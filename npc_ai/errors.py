@@ -1,4 +1,9 @@
-"""Typed errors of the npc_ai package that are not specific to one sub-package."""
+"""The root of npc_ai's errors, and the errors that belong to no single sub-package.
+
+Every error npc_ai raises on bad input is an `NpcAiError`; each sub-package adds typed subclasses
+(`AnimationError`, `CouplingError`, `PerceptionError`, `BehaviourSettingsError`, `SimulationError`, ...).
+The sibling packages have their own roots: `scenes.SceneError` and `navigation.NavigationError`.
+"""
 
 from __future__ import annotations
 
@@ -7,5 +12,9 @@ class NpcAiError(Exception):
     """Base class of npc_ai's errors on bad input."""
 
 
-class UsageError(NpcAiError):
-    """A command-line argument is invalid (the CLI prints it on one line and exits with status 2)."""
+class LevelError(NpcAiError, ValueError):
+    """A level could not be made into a scene (a MovingAI map with no walkable cell, a bad cell size)."""
+
+
+class BenchmarkSettingsError(NpcAiError, ValueError):
+    """A benchmark was asked for something out of range (NPC counts, routes, durations, coupling modes)."""

@@ -9,7 +9,7 @@ Typical use::
 
 from scenes import groups
 from scenes.boxcast import BoxCastHit
-from scenes.errors import SceneError, SettingsError, WorldError
+from scenes.errors import SceneError, WorldError, WorldSettingsError
 from scenes.events import Event, EventLog
 from scenes.loader import (
     BUILTIN_SCENES,
@@ -20,7 +20,7 @@ from scenes.loader import (
     scene_from_dict,
 )
 from scenes.model import Asset, Box, Floor, NavmeshSpec, NpcSpawn, Platform, PlayerSpawn, Ramp, Scene, Stairs
-from scenes.movingai import scene_from_grid, scene_from_map_file
+from scenes.raycast import RayHits
 from scenes.world import PoseCache, World, WorldSettings
 
 __all__ = [
@@ -37,19 +37,18 @@ __all__ = [
     "PlayerSpawn",
     "PoseCache",
     "Ramp",
+    "RayHits",
     "Scene",
     "SceneError",
-    "SettingsError",
     "Stairs",
     "World",
     "WorldError",
     "WorldSettings",
+    "WorldSettingsError",
     "groups",
     "load_builtin",
     "load_scene",
     "load_scene_file",
     "parse_scene",
     "scene_from_dict",
-    "scene_from_grid",
-    "scene_from_map_file",
 ]

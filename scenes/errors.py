@@ -1,13 +1,13 @@
-"""Typed errors raised by the scene loader and the world."""
+"""Typed errors of the scenes package: one root, `SceneError`, and a subclass per kind of fault."""
 
 from __future__ import annotations
 
 
 class SceneError(Exception):
-    """A scene file or scene description is invalid, or could not be built into a world.
+    """Root of every error the scenes package raises on bad input; raised itself for a bad scene.
 
-    The message names the file, the key path inside it and what is wrong, e.g.
-    ``arena.toml: box[2].half_extents[1]: must be a positive number of metres, got -1.0``.
+    For a scene file or scene description the message names the file, the key path inside it and what is
+    wrong, e.g. ``arena.toml: box[2].half_extents[1]: must be a positive number of metres, got -1.0``.
 
     Attributes:
         source: the file (or built-in scene name) the problem is in, or "" when built in code.
@@ -23,9 +23,15 @@ class SceneError(Exception):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
-class WorldError(Exception):
+class WorldError(SceneError):
     """A world operation was given invalid arguments (wrong array shapes, NaN, a closed world)."""
 
+    def __init__(self, problem: str) -> None:
+        super().__init__("", "", problem)
 
-class SettingsError(ValueError):
-    """A world settings object was given an out-of-range value."""
+
+class WorldSettingsError(SceneError, ValueError):
+    """`WorldSettings` was given an out-of-range value (tick length, substeps, ray threads)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__("", "", problem)

@@ -371,12 +371,14 @@ def _with(scene: Scene, **changes: Any) -> Scene:
 
 
 def load_scene_file(path: str | Path) -> Scene:
-    """Load a scene from a `.toml` scene file or a MovingAI `.map` grid file."""
+    """Load a scene from a `.toml` scene file.
+
+    MovingAI `.map` grids are not scene files: `npc_ai.load_level` reads them (it joins the map reader of
+    `navigation` with `scenes`, which know nothing of each other).
+    """
     p = Path(path)
     if p.suffix.lower() == ".map":
-        from scenes.movingai import scene_from_map_file
-
-        return scene_from_map_file(p)
+        raise SceneError(str(p), "", "a MovingAI map, not a scene file: load it with npc_ai.load_level()")
     if not p.is_file():
         raise SceneError(str(p), "", "no such scene file")
     try:
@@ -399,7 +401,7 @@ def load_builtin(name: str) -> Scene:
 
 
 def load_scene(name_or_path: str | Path) -> Scene:
-    """Load a built-in scene by name, or a scene file (.toml) or MovingAI map (.map) by path."""
+    """Load a built-in scene by name, or a scene file (.toml) by path."""
     text = str(name_or_path)
     if text in BUILTIN_SCENES:
         return load_builtin(text)
@@ -407,5 +409,5 @@ def load_scene(name_or_path: str | Path) -> Scene:
     if p.suffix.lower() in (".toml", ".map") or p.exists():
         return load_scene_file(p)
     raise SceneError(
-        text, "", f"not a built-in scene ({', '.join(BUILTIN_SCENES)}) nor an existing .toml/.map file"
+        text, "", f"not a built-in scene ({', '.join(BUILTIN_SCENES)}) nor an existing .toml file"
     )

@@ -4,13 +4,41 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
-from navigation.protocols import RayHits
 from scenes.errors import WorldError
 
 MAX_RAYS_PER_BATCH = 16_383  # PyBullet's MAX_RAY_INTERSECTION_BATCH_SIZE - 1; 16,384 silently fails
+
+
+@dataclass(frozen=True)
+class RayHits:
+    """Results of a batch of n rays, one row per ray.
+
+    It has the attributes of `navigation.RayHitsLike`, so a world can be baked into a navmesh without
+    `scenes` importing `navigation`.
+
+    Attributes:
+        body: (n,) int body id hit, -1 for a miss.
+        fraction: (n,) float hit fraction along the ray in [0, 1]; 1.0 for a miss.
+        point: (n, 3) float world hit position [m]; the ray end for a miss.
+        normal: (n, 3) float world surface normal at the hit (unit); zeros for a miss.
+    """
+
+    body: np.ndarray
+    fraction: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+
+    @property
+    def hit(self) -> np.ndarray:
+        """(n,) bool: which rays hit something."""
+        return self.body >= 0
+
+    def __len__(self) -> int:
+        return int(self.body.shape[0])
 
 
 def _check_rays(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -2,8 +2,8 @@
 
 The world is the thin stateful shell around one physics client. It owns the client (or is handed one),
 the scene's static bodies, the character bodies added to it, a `numpy.random.Generator` that is the only
-source of randomness, and an event log. It implements `navigation.RaySource`, so a navmesh can be baked
-from it.
+source of randomness, and an event log. It satisfies `navigation.RaySource` structurally (without importing
+`navigation`), so a navmesh can be baked from it.
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navigation.protocols import RayHits
 from scenes import groups
 from scenes._bullet import new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, box_cast, box_shape
 from scenes.build import build_static
-from scenes.errors import SettingsError, WorldError
+from scenes.errors import WorldError, WorldSettingsError
 from scenes.events import EventLog
 from scenes.model import Scene
-from scenes.raycast import hidden_from_rays, ray_test
+from scenes.raycast import RayHits, hidden_from_rays, ray_test
 
 _HUGE_INERTIA = 1e9  # [kg m^2] about x and y, so capsules stay upright without resets
 
@@ -47,11 +46,11 @@ class WorldSettings:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.dt, int | float) and math.isfinite(self.dt) and 0 < self.dt <= 0.1):
-            raise SettingsError(f"dt must be a tick length in (0, 0.1] seconds, got {self.dt!r}")
+            raise WorldSettingsError(f"dt must be a tick length in (0, 0.1] seconds, got {self.dt!r}")
         if not (isinstance(self.substeps, int) and 1 <= self.substeps <= 32):
-            raise SettingsError(f"substeps must be an integer in 1..32, got {self.substeps!r}")
+            raise WorldSettingsError(f"substeps must be an integer in 1..32, got {self.substeps!r}")
         if not (isinstance(self.ray_threads, int) and self.ray_threads >= 0):
-            raise SettingsError(f"ray_threads must be an integer >= 0, got {self.ray_threads!r}")
+            raise WorldSettingsError(f"ray_threads must be an integer >= 0, got {self.ray_threads!r}")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from .cleanup import CleanupSettings, clean_clip, lock_feet, two_bone_ik
 from .clip import Clip, ClipSample, Pose, blend_poses, compose_world
 from .contacts import ContactSettings, FootContacts, detect_contacts
 from .deepmimic import URDF_SCALE, builtin_motion_path, load_deepmimic, load_urdf_skeleton, parse_deepmimic
-from .errors import AnimationError, ClipFormatError, SettingsError
+from .errors import AnimationError, AnimationSettingsError, ClipFormatError
 from .feet import CONTACT_POINT_MODELS, ContactPoint, contact_points_world, foot_contact_points, leg_chain
 from .library import BUILTIN_NAMES, clip_info, load_clip, plot_clip
 from .locomotion import (
@@ -32,7 +32,6 @@ from .metrics import (
     foot_skate_ratio,
     skate_metrics,
 )
-from .posed import PosedHumanoid, render_filmstrip
 from .root_motion import (
     RootMotion,
     extract_root_motion,
@@ -49,6 +48,7 @@ __all__ = [
     "ActionState",
     "AnimState",
     "AnimationError",
+    "AnimationSettingsError",
     "Animator",
     "AnimatorSettings",
     "BlendResult",
@@ -66,9 +66,7 @@ __all__ = [
     "LocomotionSet",
     "LocomotionState",
     "Pose",
-    "PosedHumanoid",
     "RootMotion",
-    "SettingsError",
     "SkateMetrics",
     "Skeleton",
     "Transition",
@@ -101,7 +99,6 @@ __all__ = [
     "parse_bvh",
     "parse_deepmimic",
     "plot_clip",
-    "render_filmstrip",
     "root_motion_deltas",
     "select_gait",
     "skate_metrics",

@@ -20,7 +20,7 @@ import numpy as np
 
 from .blend_space import BlendSpace1D
 from .clip import Clip, Pose, blend_poses
-from .errors import AnimationError, SettingsError
+from .errors import AnimationError, AnimationSettingsError
 from .locomotion import Gait, GaitSettings, LocomotionSet, default_locomotion_set, select_gait
 from .root_motion import RootMotion, root_motion_deltas
 from .skeleton import Skeleton, forward_kinematics
@@ -62,9 +62,11 @@ class AnimatorSettings:
         ):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise SettingsError(f"{name} must be a non-negative number of seconds, got {value!r}")
+                raise AnimationSettingsError(
+                    f"{name} must be a non-negative number of seconds, got {value!r}"
+                )
         if not (math.isfinite(self.max_play_rate) and self.max_play_rate >= 1):
-            raise SettingsError(f"max_play_rate must be a number >= 1, got {self.max_play_rate!r}")
+            raise AnimationSettingsError(f"max_play_rate must be a number >= 1, got {self.max_play_rate!r}")
 
     def gait_fade(self, a: Gait, b: Gait) -> float:
         """Fade time [s] between two gaits: the longest fade among the gait boundaries crossed."""
@@ -212,7 +214,7 @@ class Animator:
         self.states: dict[str, AnimState] = {"locomotion": LocomotionState(blend)}
         for name, state in (actions or {}).items():
             if name in self.states:
-                raise SettingsError(f"state name {name!r} is taken")
+                raise AnimationSettingsError(f"state name {name!r} is taken")
             self.states[name] = state
         self.time = 0.0
         self.transitions: list[Transition] = []
@@ -230,7 +232,7 @@ class Animator:
     def set_speed(self, speed: float) -> None:
         """Requested ground speed [m/s, >= 0] (clamp diagonal input to length 1 before scaling)."""
         if not (math.isfinite(speed) and speed >= 0):
-            raise SettingsError(f"speed must be a non-negative number of m/s, got {speed!r}")
+            raise AnimationSettingsError(f"speed must be a non-negative number of m/s, got {speed!r}")
         self.speed = float(speed)
 
     def trigger(self, name: str) -> bool:
@@ -277,7 +279,7 @@ class Animator:
     def advance(self, dt: float) -> RootMotion:
         """Advance by ``dt`` [s]: smooth the speed, run state hooks and fades, return the root motion."""
         if not (math.isfinite(dt) and dt > 0):
-            raise SettingsError(f"dt must be a positive number of seconds, got {dt!r}")
+            raise AnimationSettingsError(f"dt must be a positive number of seconds, got {dt!r}")
         tau = self.settings.speed_smoothing_s
         a = 1.0 if tau <= 0 else min(1.0, dt / tau)
         self.smoothed_speed += a * (self.speed - self.smoothed_speed)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clip import Pose, blend_poses
-from .errors import SettingsError
+from .errors import AnimationSettingsError
 from .locomotion import LocomotionClip
 from .root_motion import root_motion_deltas
 
@@ -45,12 +45,14 @@ class BlendSpace1D:
 
     def __init__(self, samples: Sequence[LocomotionClip], max_play_rate: float = 3.0) -> None:
         if len(samples) < 1:
-            raise SettingsError("a blend space needs at least one sample")
+            raise AnimationSettingsError("a blend space needs at least one sample")
         speeds = np.array([s.speed for s in samples])
         if np.any(np.diff(speeds) <= 0):
-            raise SettingsError(f"blend space samples must have increasing speeds, got {speeds.tolist()}")
+            raise AnimationSettingsError(
+                f"blend space samples must have increasing speeds, got {speeds.tolist()}"
+            )
         if not (math.isfinite(max_play_rate) and max_play_rate >= 1):
-            raise SettingsError(f"max_play_rate must be a number >= 1, got {max_play_rate!r}")
+            raise AnimationSettingsError(f"max_play_rate must be a number >= 1, got {max_play_rate!r}")
         self.samples = tuple(samples)
         self.max_speed = float(speeds[-1])
         self.positions = speeds / self.max_speed if self.max_speed > 0 else np.zeros_like(speeds)
@@ -62,7 +64,7 @@ class BlendSpace1D:
     def weights(self, speed: float) -> np.ndarray:
         """(n,) weights for ``speed`` [m/s]: linear between neighbouring samples on the normalised axis."""
         if not math.isfinite(speed):
-            raise SettingsError(f"speed must be finite, got {speed!r}")
+            raise AnimationSettingsError(f"speed must be finite, got {speed!r}")
         x = min(max(speed / self.max_speed, 0.0), 1.0) if self.max_speed > 0 else 0.0
         w = np.zeros(len(self.samples))
         k = int(np.searchsorted(self.positions, x, side="right")) - 1
@@ -125,7 +127,7 @@ class BlendSpace1D:
                 without it ``pose`` is None and ``pose_at`` gives it later.
         """
         if not (math.isfinite(dt) and dt >= 0):
-            raise SettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
+            raise AnimationSettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
         w = self.weights(speed) if weights is None else np.asarray(weights, dtype=float)
         rate = self.play_rate(speed, w)
         duration = self.cycle_duration(w)

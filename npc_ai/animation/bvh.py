@@ -18,7 +18,7 @@ from scipy.spatial.transform import Rotation
 
 from . import quat
 from .clip import Clip
-from .errors import AnimationError, ClipFormatError, SettingsError
+from .errors import AnimationError, AnimationSettingsError, ClipFormatError
 from .skeleton import Skeleton
 
 _ROT = {"Xrotation": "X", "Yrotation": "Y", "Zrotation": "Z"}
@@ -153,7 +153,7 @@ def parse_bvh(
         ClipFormatError: naming the line (hierarchy, header, motion data) and the frame for motion rows.
     """
     if not (math.isfinite(scale) and scale > 0):
-        raise SettingsError(f"BVH scale must be a positive number of metres per unit, got {scale!r}")
+        raise AnimationSettingsError(f"BVH scale must be a positive number of metres per unit, got {scale!r}")
     lines = text.splitlines()
     motion_at = next((n for n, line in enumerate(lines) if line.strip() == "MOTION"), None)
     if motion_at is None:

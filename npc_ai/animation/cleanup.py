@@ -32,7 +32,7 @@ import numpy as np
 
 from . import quat
 from .clip import Clip
-from .errors import SettingsError
+from .errors import AnimationSettingsError
 from .feet import leg_chain
 from .skeleton import forward_kinematics
 
@@ -57,11 +57,13 @@ class CleanupSettings:
         for name in ("height_threshold_m", "speed_threshold_mps"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise SettingsError(f"{name} must be a positive number, got {value!r}")
+                raise AnimationSettingsError(f"{name} must be a positive number, got {value!r}")
         for name in ("min_stance_s", "blend_s"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise SettingsError(f"{name} must be a non-negative number of seconds, got {value!r}")
+                raise AnimationSettingsError(
+                    f"{name} must be a non-negative number of seconds, got {value!r}"
+                )
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:

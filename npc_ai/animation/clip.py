@@ -21,7 +21,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
 from . import quat
-from .errors import AnimationError, SettingsError
+from .errors import AnimationError, AnimationSettingsError
 from .skeleton import Skeleton, forward_kinematics
 
 
@@ -43,7 +43,9 @@ def blend_poses(poses: list[Pose], weights: np.ndarray) -> Pose:
     w = np.asarray(weights, dtype=float)
     total = float(np.sum(w))
     if len(poses) == 0 or len(poses) != len(w) or not total > 0:
-        raise SettingsError(f"blend_poses needs one positive-sum weight per pose, got {len(poses)} / {w!r}")
+        raise AnimationSettingsError(
+            f"blend_poses needs one positive-sum weight per pose, got {len(poses)} / {w!r}"
+        )
     w = w / total
     offsets = np.stack([p.root_offset for p in poses])
     rots = np.stack([p.rotations for p in poses])
@@ -119,7 +121,9 @@ class Clip:
             arr.setflags(write=False)
             object.__setattr__(self, key, arr)
         if not (math.isfinite(self.fps) and self.fps > 0):
-            raise SettingsError(f"clip {self.name!r}: fps must be a positive number, got {self.fps!r}")
+            raise AnimationSettingsError(
+                f"clip {self.name!r}: fps must be a positive number, got {self.fps!r}"
+            )
         for foot in self.feet:
             self.skeleton.index(foot)
         object.__setattr__(self, "feet", tuple(self.feet))
@@ -161,7 +165,7 @@ class Clip:
         """Frame index i, fraction a in [0, 1] and cycle count k for times t."""
         t = np.asarray(t, dtype=float)
         if not np.all(np.isfinite(t)):
-            raise SettingsError("sample times must be finite")
+            raise AnimationSettingsError("sample times must be finite")
         dur = self.duration
         if self.loop:
             k = np.floor(t / dur)
@@ -189,7 +193,7 @@ class Clip:
 
     def _sample_root_scalar(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         if not math.isfinite(t):
-            raise SettingsError("sample times must be finite")
+            raise AnimationSettingsError("sample times must be finite")
         dur = self.duration
         if self.loop:
             k = math.floor(t / dur)
@@ -254,7 +258,7 @@ class Clip:
     def with_play_rate(self, rate: float, name: str | None = None) -> Clip:
         """The same frames played ``rate`` times faster (fps scaled): speed and cadence scale by rate."""
         if not (math.isfinite(rate) and rate > 0):
-            raise SettingsError(f"play rate must be a positive number, got {rate!r}")
+            raise AnimationSettingsError(f"play rate must be a positive number, got {rate!r}")
         return self.replace(fps=self.fps * rate, name=name or f"{self.name}x{rate:g}")
 
     def in_place(self) -> Clip:
@@ -268,7 +272,7 @@ class Clip:
         i0 = round(start_s * self.fps)
         i1 = round(end_s * self.fps)
         if not (0 <= i0 < i1 < self.n_frames):
-            raise SettingsError(
+            raise AnimationSettingsError(
                 f"subclip [{start_s}, {end_s}] s is outside clip {self.name!r} (0..{self.duration} s)"
             )
         sl = slice(i0, i1 + 1)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clip import Clip
-from .errors import SettingsError
+from .errors import AnimationSettingsError
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,9 @@ class ContactSettings:
         for name in ("height_threshold_m", "speed_threshold_mps"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise SettingsError(f"{name} must be a positive number, got {value!r}")
+                raise AnimationSettingsError(f"{name} must be a positive number, got {value!r}")
         if not (math.isfinite(self.min_duration_s) and self.min_duration_s >= 0):
-            raise SettingsError(
+            raise AnimationSettingsError(
                 f"min_duration_s must be a non-negative number of seconds, got {self.min_duration_s!r}"
             )
 

@@ -1,9 +1,11 @@
-"""Typed errors raised by the animation package."""
+"""Typed errors of the animation package (all are `npc_ai.NpcAiError`s)."""
 
 from __future__ import annotations
 
+from npc_ai.errors import NpcAiError
 
-class AnimationError(Exception):
+
+class AnimationError(NpcAiError):
     """Base class for every error raised by ``npc_ai.animation``."""
 
 
@@ -17,5 +19,5 @@ class ClipFormatError(AnimationError, ValueError):
         super().__init__(f"{source}: {where}: {problem}")
 
 
-class SettingsError(AnimationError, ValueError):
-    """A settings dataclass or function argument has an invalid value."""
+class AnimationSettingsError(AnimationError, ValueError):
+    """An animation settings dataclass or function argument has an invalid value."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import quat
 from .clip import Clip, compose_world
-from .errors import AnimationError, SettingsError
+from .errors import AnimationError, AnimationSettingsError
 from .skeleton import forward_kinematics
 
 CONTACT_POINT_MODELS = ("joint", "sole")
@@ -105,7 +105,9 @@ def leg_chain(clip: Clip, side: int) -> tuple[int, int, int]:
 def foot_contact_points(clip: Clip, contact_points: str = "joint") -> list[ContactPoint]:
     """The measured points of both feet (left points first) for a contact-point model (module docstring)."""
     if contact_points not in CONTACT_POINT_MODELS:
-        raise SettingsError(f"contact_points must be one of {CONTACT_POINT_MODELS}, got {contact_points!r}")
+        raise AnimationSettingsError(
+            f"contact_points must be one of {CONTACT_POINT_MODELS}, got {contact_points!r}"
+        )
     zero = (0.0, 0.0, 0.0)
     if contact_points == "joint":
         return [ContactPoint(side, clip.feet[side], zero, "foot") for side in (0, 1)]

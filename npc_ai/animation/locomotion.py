@@ -27,7 +27,7 @@ import numpy as np
 from . import quat
 from .clip import Clip
 from .contacts import ContactSettings, detect_contacts
-from .errors import AnimationError, SettingsError
+from .errors import AnimationError, AnimationSettingsError
 
 
 class Gait(enum.Enum):
@@ -60,7 +60,7 @@ class GaitSettings:
     def __post_init__(self) -> None:
         values = (self.walk_down, self.walk_up, self.run_down, self.run_up, self.sprint_down, self.sprint_up)
         if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in values):
-            raise SettingsError(f"gait thresholds must be non-negative numbers of m/s, got {values}")
+            raise AnimationSettingsError(f"gait thresholds must be non-negative numbers of m/s, got {values}")
         if not (
             self.walk_down
             <= self.walk_up
@@ -69,7 +69,7 @@ class GaitSettings:
             <= self.sprint_down
             <= self.sprint_up
         ):
-            raise SettingsError(
+            raise AnimationSettingsError(
                 "gait thresholds must satisfy walk_down <= walk_up <= run_down <= run_up <= sprint_down"
                 " <= sprint_up, "
                 f"got {values}"
@@ -80,7 +80,7 @@ def select_gait(speed: float, current: Gait, settings: GaitSettings | None = Non
     """The gait for ``speed`` [m/s] given the ``current`` one (hysteresis: thresholds differ up and down)."""
     s = settings or GaitSettings()
     if not math.isfinite(speed):
-        raise SettingsError(f"speed must be finite, got {speed!r}")
+        raise AnimationSettingsError(f"speed must be finite, got {speed!r}")
     ups = (s.walk_up, s.run_up, s.sprint_up)
     downs = (s.walk_down, s.run_down, s.sprint_down)
     level = _ORDER.index(current)
@@ -167,7 +167,9 @@ class LocomotionSet:
     def __post_init__(self) -> None:
         speeds = [c.speed for c in self.samples]
         if any(b <= a for a, b in itertools.pairwise(speeds[1:])) or speeds[0] != 0.0:
-            raise SettingsError(f"locomotion clips must be idle (0 m/s) then increasing speeds, got {speeds}")
+            raise AnimationSettingsError(
+                f"locomotion clips must be idle (0 m/s) then increasing speeds, got {speeds}"
+            )
 
     @property
     def samples(self) -> tuple[LocomotionClip, ...]:
@@ -185,7 +187,7 @@ def default_locomotion_set(sprint_speed: float = 6.0, clean: bool = True) -> Loc
 
     run = load_clip("run", clean=clean)
     if not (math.isfinite(sprint_speed) and sprint_speed > run.root_speed()):
-        raise SettingsError(
+        raise AnimationSettingsError(
             f"sprint speed must exceed the run's {run.root_speed():.2f} m/s, got {sprint_speed!r}"
         )
     sprint = run.with_play_rate(sprint_speed / run.root_speed(), name="sprint")

@@ -21,7 +21,7 @@ import numpy as np
 
 from .clip import Clip, compose_world
 from .contacts import contact_mask
-from .errors import SettingsError
+from .errors import AnimationSettingsError
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,14 @@ class SkateMetrics:
 def _validate(feet: np.ndarray, dt: float, height: float, speed: float, window: int) -> np.ndarray:
     feet = np.asarray(feet, dtype=float)
     if feet.ndim != 3 or feet.shape[-1] != 3 or feet.shape[0] < 2:
-        raise SettingsError(f"foot positions must have shape (T >= 2, n_feet, 3), got {feet.shape}")
+        raise AnimationSettingsError(f"foot positions must have shape (T >= 2, n_feet, 3), got {feet.shape}")
     if not np.all(np.isfinite(feet)):
-        raise SettingsError("foot positions must be finite")
+        raise AnimationSettingsError("foot positions must be finite")
     for name, value in (("dt", dt), ("height_threshold_m", height), ("speed_threshold_mps", speed)):
         if not (math.isfinite(value) and value > 0):
-            raise SettingsError(f"{name} must be a positive number, got {value!r}")
+            raise AnimationSettingsError(f"{name} must be a positive number, got {value!r}")
     if not (isinstance(window, int) and window >= 1 and window % 2 == 1):
-        raise SettingsError(f"speed_window must be an odd number of frames >= 1, got {window!r}")
+        raise AnimationSettingsError(f"speed_window must be an odd number of frames >= 1, got {window!r}")
     return feet
 
 
@@ -121,7 +121,7 @@ def clip_feet_world(
     positions = np.asarray(positions, dtype=float)
     yaw = np.asarray(yaw, dtype=float)
     if times.ndim != 1 or positions.shape != times.shape + (3,) or yaw.shape != times.shape:
-        raise SettingsError(
+        raise AnimationSettingsError(
             f"need times (T,), positions (T, 3), yaw (T,); got {times.shape}, {positions.shape}, {yaw.shape}"
         )
     if contact_points != "joint":

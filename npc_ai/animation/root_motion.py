@@ -13,7 +13,7 @@ import numpy as np
 
 from . import quat
 from .clip import Clip
-from .errors import SettingsError
+from .errors import AnimationSettingsError
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +70,7 @@ def root_motion_deltas(clip: Clip, t0: np.ndarray, t1: np.ndarray) -> tuple[np.n
 def extract_root_motion(clip: Clip, t0: float, t1: float) -> RootMotion:
     """Root motion of ``clip`` between two times [s] (t1 may pass the loop seam)."""
     if not (math.isfinite(t0) and math.isfinite(t1)):
-        raise SettingsError(f"root motion times must be finite, got {t0!r}, {t1!r}")
+        raise AnimationSettingsError(f"root motion times must be finite, got {t0!r}, {t1!r}")
     d, y = root_motion_deltas(clip, t0, t1)
     return RootMotion(delta_local=d, delta_yaw=float(y), dt=float(t1 - t0))
 
@@ -79,7 +79,7 @@ def has_root_motion(clip: Clip, min_speed_mps: float = 0.1) -> bool:
     """Whether the clip's trajectory moves: mean horizontal speed >= ``min_speed_mps`` [m/s]. Callers fall
     back to code-driven velocity for clips without root motion."""
     if not (math.isfinite(min_speed_mps) and min_speed_mps >= 0):
-        raise SettingsError(f"min_speed_mps must be a non-negative number, got {min_speed_mps!r}")
+        raise AnimationSettingsError(f"min_speed_mps must be a non-negative number, got {min_speed_mps!r}")
     return clip.root_speed() >= min_speed_mps
 
 

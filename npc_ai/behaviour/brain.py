@@ -13,10 +13,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from navigation.angles import turn_toward
 from npc_ai.behaviour.machine import StateMachine
+from npc_ai.behaviour.perception import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
-from npc_ai.locomotor import Locomotor
-from npc_ai.perception import ObstacleProbe, wrap_angle
+from npc_ai.body.locomotor import Locomotor
 
 
 class NpcEnv(Protocol):
@@ -254,9 +255,7 @@ class Npc:
     def turn_toward(self, heading: float, rate_deg: float) -> float:
         """The heading one tick of turning at most `rate_deg` [deg/s] brings from the facing toward
         `heading` [rad]."""
-        delta = wrap_angle(heading - self.yaw)
-        step = math.radians(rate_deg) * self.dt
-        return wrap_angle(self.yaw + max(-step, min(step, delta)))
+        return turn_toward(self.yaw, heading, math.radians(rate_deg) * self.dt)
 
     def heading_to(self, point: np.ndarray) -> float:
         p = self.position

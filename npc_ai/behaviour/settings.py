@@ -13,21 +13,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from npc_ai.errors import NpcAiError
-from scenes.errors import SceneError
 
 
 class BehaviourSettingsError(NpcAiError, ValueError):
     """A behaviour setting is out of range or of the wrong type.
 
     Attributes:
-        key: the setting's name (the key of the `[archetype.NAME]` table).
+        key: the setting's name, or its key path `archetype.NAME.KEY` when read from a scene.
         problem: what is wrong and how to fix it.
+        source: the scene file (or built-in scene) the table came from, "" when built in code.
     """
 
-    def __init__(self, key: str, problem: str) -> None:
+    def __init__(self, key: str, problem: str, source: str = "") -> None:
         self.key = key
         self.problem = problem
-        super().__init__(f"{key}: {problem}")
+        self.source = source
+        super().__init__(": ".join(part for part in (source, key, problem) if part))
 
 
 # name -> (low, high, low inclusive, unit); None: unbounded on that side
@@ -191,26 +192,26 @@ class BehaviourSettings:
         """Settings from the raw scalars of an `[archetype.NAME]` table (missing keys keep the defaults).
 
         Raises:
-            SceneError: `source: archetype.NAME.KEY: problem` for an unknown key or a bad value.
+            BehaviourSettingsError: `source: archetype.NAME.KEY: problem` for an unknown key or a bad value.
         """
         known = {f.name: f for f in dataclasses.fields(cls)}
         values: dict[str, Any] = {}
         for key, value in table.items():
             where = f"archetype.{name}.{key}"
             if key not in known:
-                raise SceneError(
-                    source, where, f"unknown behaviour setting; known: {', '.join(sorted(known))}"
+                raise BehaviourSettingsError(
+                    where, f"unknown behaviour setting; known: {', '.join(sorted(known))}", source
                 )
             if key == "patrol":
                 if not isinstance(value, bool):
-                    raise SceneError(source, where, f"must be true or false, got {value!r}")
+                    raise BehaviourSettingsError(where, f"must be true or false, got {value!r}", source)
             elif isinstance(value, bool) or not isinstance(value, int | float):
-                raise SceneError(source, where, f"must be a number, got {value!r}")
+                raise BehaviourSettingsError(where, f"must be a number, got {value!r}", source)
             values[key] = float(value) if key != "patrol" else value
         try:
             return cls(**values)
         except BehaviourSettingsError as exc:
-            raise SceneError(source, f"archetype.{name}.{exc.key}", exc.problem) from None
+            raise BehaviourSettingsError(f"archetype.{name}.{exc.key}", exc.problem, source) from None
 
     @classmethod
     def for_archetype(cls, scene: Any, name: str) -> BehaviourSettings:

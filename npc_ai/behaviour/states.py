@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from navigation.angles import wrap_angle
 from npc_ai.behaviour.brain import Npc, _xyz
 from npc_ai.behaviour.machine import State
-from npc_ai.perception import wrap_angle
 
 STATE_NAMES = ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate")
+STATE_CODES: dict[str, int] = {name: code for code, name in enumerate(STATE_NAMES)}  # for arrays and traces
 _TURN_DONE = math.radians(5.0)  # a wander turn counts as finished within this of its target
 _NUDGE = math.radians(20.0)  # veer this far from something the probe's skin brushes
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from navigation.agent import AgentSettings, NavAgent
-from navigation.errors import NavMeshError, SettingsError
+from navigation.errors import NavMeshError, NavSettingsError
 from navigation.grid_bake import bake_polygons
 from navigation.query import NavMeshQuery, PathStatus
 
@@ -147,7 +147,7 @@ def test_rotation_follows_velocity_at_the_angular_speed_limit(query: NavMeshQuer
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict) -> None:
-    with pytest.raises(SettingsError):
+    with pytest.raises(NavSettingsError):
         AgentSettings(**kwargs)
 
 

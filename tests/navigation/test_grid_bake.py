@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 from nav_helpers import data_file
 from shapely.geometry import Polygon
 
-from navigation.errors import NavMeshError, SettingsError
+from navigation.errors import NavMeshError, NavSettingsError
 from navigation.grid_bake import bake_grid, bake_polygons, grid_free_geometry
 from navigation.movingai import GridMap, parse_map, read_map
 from navigation.navmesh import NavMesh
@@ -87,7 +87,7 @@ def test_polygons_with_obstacles() -> None:
 )
 def test_bad_bake_arguments(kwargs: dict, message: str) -> None:
     grid = parse_map("type octile\nheight 1\nwidth 2\nmap\n..\n")
-    with pytest.raises(SettingsError, match=message):
+    with pytest.raises(NavSettingsError, match=message):
         bake_grid(grid, **kwargs)
 
 

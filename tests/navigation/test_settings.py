@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navigation.errors import SettingsError
+from navigation.errors import NavSettingsError
 from navigation.settings import BakeSettings
 
 
@@ -26,7 +26,7 @@ from navigation.settings import BakeSettings
     ],
 )
 def test_bad_settings(field: str, value: object, message: str) -> None:
-    with pytest.raises(SettingsError, match=message):
+    with pytest.raises(NavSettingsError, match=message):
         BakeSettings(**{field: value})
 
 

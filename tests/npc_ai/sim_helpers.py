@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from navigation.navmesh import NavMesh
-from npc_ai.player import PlayerSettings
-from npc_ai.scene_nav import scene_navmesh
-from npc_ai.simulation import Simulation, SimulationSettings
+from npc_ai.levels.navmesh import scene_navmesh
+from npc_ai.sim.player import PlayerSettings
+from npc_ai.sim.simulation import Simulation, SimulationSettings
 from scenes import PlayerSpawn, Scene, World, parse_scene
 
 RANGE_TOML = """

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scenes import World, WorldError, groups, parse_scene
@@ -36,20 +36,27 @@ def world():
 
 
 def ray_obb(start, end, center, half, yaw):
-    """Analytic ray vs oriented box (slab method in the box frame): entry fraction or None."""
+    """Analytic ray vs oriented box (slab method in the box frame): (entry fraction, entry face's world
+    normal), or None for a miss."""
     c, s = math.cos(yaw), math.sin(yaw)
     rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
     o = rot.T @ (np.asarray(start) - center)
     d = rot.T @ (np.asarray(end) - np.asarray(start))
-    t0, t1 = 0.0, 1.0
+    t0, t1, axis = 0.0, 1.0, -1
     for k in range(3):
         if abs(d[k]) < 1e-12:
             if abs(o[k]) > half[k]:
                 return None
             continue
         a, b = (-half[k] - o[k]) / d[k], (half[k] - o[k]) / d[k]
-        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
-    return t0 if t0 <= t1 and t0 > 0 else None
+        if min(a, b) > t0:
+            t0, axis = min(a, b), k
+        t1 = min(t1, max(a, b))
+    if not (t0 <= t1 and t0 > 0):
+        return None
+    local = np.zeros(3)
+    local[axis] = -math.copysign(1.0, d[axis])
+    return t0, rot @ local
 
 
 def test_vertical_rays_hit_the_floor_with_exact_fraction(world: World) -> None:
@@ -71,11 +78,12 @@ def test_axis_aligned_wall_hit(world: World) -> None:
     np.testing.assert_allclose(hits.normal[0], [-1, 0, 0], atol=1e-6)
 
 
+@example(angle=0.5031564908839955, lateral=0.5031564908839955, z=1.0)  # grazing: 1.2 deg to the face
 @settings(max_examples=150, deadline=None)
 @given(
-    st.floats(0, 2 * math.pi),
-    st.floats(-1.0, 1.0),
-    st.floats(0.2, 1.8),
+    angle=st.floats(0, 2 * math.pi),
+    lateral=st.floats(-1.0, 1.0),
+    z=st.floats(0.2, 1.8),
 )
 def test_rays_against_a_rotated_box_match_the_slab_method(
     world: World, angle: float, lateral: float, z: float
@@ -86,14 +94,23 @@ def test_rays_against_a_rotated_box_match_the_slab_method(
     start = center - direction * 6 + normal * lateral
     start[2] = z
     end = start + direction * 12
-    expected = ray_obb(start, end, center, half, yaw)
+    # Bullet casts rays at convex shapes with GJK, accurate to about a millimetre ACROSS the face: a
+    # grazing ray (1 degree to the face) may land centimetres off along the ray. So: rays that clear a box
+    # 5 mm larger must miss, rays that hit a box 5 mm smaller must hit, and the hit must lie within 2 mm
+    # of the exact entry face's plane.
+    band = np.array([0.005, 0.005, 0.005])
+    inner = ray_obb(start, end, center, half - band, yaw)
+    outer = ray_obb(start, end, center, half + band, yaw)
     hits = world.ray_test(start[None], end[None], mask=groups.STATIC)
-    if expected is None:
+    if outer is None:
         assert hits.body[0] != world.static_bodies[2]
-    else:
+    elif inner is not None:
         assert hits.body[0] == world.static_bodies[2]
-        # Bullet casts rays at convex shapes with GJK, accurate to about a millimetre.
-        assert hits.fraction[0] * 12.0 == pytest.approx(expected * 12.0, abs=2e-3)
+        exact = ray_obb(start, end, center, half, yaw)
+        assert exact is not None
+        fraction, normal = exact
+        off_plane = float((hits.point[0] - (start + fraction * (end - start))) @ normal)
+        assert abs(off_plane) <= 2e-3
 
 
 def test_more_rays_than_one_batch_all_get_answers(world: World) -> None:

@@ -12,15 +12,14 @@ import pytest
 from scenes import (
     BUILTIN_SCENES,
     SceneError,
-    SettingsError,
     World,
     WorldSettings,
+    WorldSettingsError,
     groups,
     load_scene,
     parse_scene,
 )
 from scenes._bullet import new_client
-from scenes.movingai import blocked_rectangles
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,37 +52,6 @@ def test_compound_has_a_walkway_under_the_bridge() -> None:
         assert under.point[0, 2] == pytest.approx(0.0, abs=1e-4)  # the walkway below it
 
 
-def test_movingai_map_blocked_cells_become_walls(movingai_dir: Path) -> None:
-    scene = load_scene(movingai_dir / "arena.map")
-    from navigation.movingai import read_map
-
-    grid = read_map(movingai_dir / "arena.map")
-    with World(scene) as w:
-        ys, xs = np.mgrid[0 : grid.height, 0 : grid.width]
-        centres = np.c_[xs.ravel() + 0.5, ys.ravel() + 0.5]
-        starts = np.c_[centres, np.full(len(centres), 5.0)]
-        hits = w.ray_test(starts, starts - [0, 0, 6.0])
-        top = hits.point[:, 2].reshape(grid.height, grid.width)
-        np.testing.assert_allclose(top[grid.blocked], 2.0, atol=1e-5)
-        np.testing.assert_allclose(top[~grid.blocked], 0.0, atol=1e-5)
-
-
-def test_blocked_rectangles_cover_exactly_the_blocked_cells() -> None:
-    rng = np.random.default_rng(7)
-    grid = rng.random((23, 31)) < 0.4
-    cover = np.zeros(grid.shape, dtype=int)
-    for x0, y0, x1, y1 in blocked_rectangles(grid):
-        cover[y0:y1, x0:x1] += 1
-    np.testing.assert_array_equal(cover, grid.astype(int))
-
-
-def test_bad_movingai_map_is_a_scene_error(tmp_path: Path) -> None:
-    f = tmp_path / "bad.map"
-    f.write_text("type octile\nheight 2\nwidth 3\nmap\n...\n.X.\n")
-    with pytest.raises(SceneError, match=r"bad\.map.*unknown map characters"):
-        load_scene(f)
-
-
 def test_failed_build_leaves_no_bodies_in_an_injected_client(tmp_path: Path) -> None:
     (tmp_path / "broken.urdf").write_text("<robot><link name='a'><visual>")
     f = tmp_path / "s.toml"
@@ -104,7 +72,7 @@ def test_failed_build_leaves_no_bodies_in_an_injected_client(tmp_path: Path) -> 
 
 def test_settings_are_validated() -> None:
     for bad in ({"dt": 0.0}, {"dt": float("nan")}, {"dt": 0.5}, {"substeps": 0}, {"ray_threads": -1}):
-        with pytest.raises(SettingsError):
+        with pytest.raises(WorldSettingsError):
             WorldSettings(**bad)
 
 

@@ -15,9 +15,9 @@ import pytest
 from npc_ai.animation import (
     ActionState,
     AnimationError,
+    AnimationSettingsError,
     Animator,
     AnimatorSettings,
-    SettingsError,
     compose_world,
     integrate_root_motion,
     load_clip,
@@ -127,10 +127,10 @@ def test_speed_smoothing_and_validation():
     animator.set_speed(4.0)
     animator.advance(DT)
     assert animator.smoothed_speed == pytest.approx(4.0 * DT / 0.5)
-    with pytest.raises(SettingsError):
+    with pytest.raises(AnimationSettingsError):
         animator.set_speed(float("nan"))
-    with pytest.raises(SettingsError):
+    with pytest.raises(AnimationSettingsError):
         animator.advance(0.0)
-    with pytest.raises(SettingsError, match="fade_walk_run_s"):
+    with pytest.raises(AnimationSettingsError, match="fade_walk_run_s"):
         AnimatorSettings(fade_walk_run_s=-1)
     assert AnimatorSettings().gait_fade(*(animator.gait, animator.gait)) == 0.0

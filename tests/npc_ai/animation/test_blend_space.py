@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from npc_ai.animation import BlendSpace1D, SettingsError, default_locomotion_set
+from npc_ai.animation import AnimationSettingsError, BlendSpace1D, default_locomotion_set
 
 
 @pytest.fixture(scope="module")
@@ -38,5 +38,5 @@ def test_blended_cycle_duration(blend):
 
 def test_bad_samples():
     loco = default_locomotion_set()
-    with pytest.raises(SettingsError):
+    with pytest.raises(AnimationSettingsError):
         BlendSpace1D([loco.run, loco.walk])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from npc_ai.animation import (
+    AnimationSettingsError,
     CleanupSettings,
-    SettingsError,
     clean_clip,
     default_locomotion_set,
     leg_chain,
@@ -99,9 +99,9 @@ def test_raw_clip_still_loadable_and_set_uses_cleaned():
 
 
 def test_settings_validated(walk):
-    with pytest.raises(SettingsError, match="blend_s"):
+    with pytest.raises(AnimationSettingsError, match="blend_s"):
         CleanupSettings(blend_s=-1)
-    with pytest.raises(SettingsError, match="speed_threshold_mps"):
+    with pytest.raises(AnimationSettingsError, match="speed_threshold_mps"):
         CleanupSettings(speed_threshold_mps=0)
     hard = lock_feet(walk, CleanupSettings(blend_s=0.0))
     assert hard.n_frames == walk.n_frames

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npc_ai.animation import SettingsError
+from npc_ai.animation import AnimationSettingsError
 
 
 @settings(max_examples=60, deadline=None)
@@ -33,7 +33,7 @@ def test_in_place_and_play_rate(run):
     assert np.allclose(still.positions, still.positions[0]) and still.root_speed() == 0.0
     fast = run.with_play_rate(6.0 / run.root_speed())
     assert fast.root_speed() == pytest.approx(6.0)
-    with pytest.raises(SettingsError):
+    with pytest.raises(AnimationSettingsError):
         run.with_play_rate(0.0)
 
 

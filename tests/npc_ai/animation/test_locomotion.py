@@ -1,6 +1,6 @@
 import pytest
 
-from npc_ai.animation import Gait, GaitSettings, SettingsError, default_locomotion_set, select_gait
+from npc_ai.animation import AnimationSettingsError, Gait, GaitSettings, default_locomotion_set, select_gait
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_gait_hysteresis():
 
 
 def test_gait_settings_validated():
-    with pytest.raises(SettingsError, match="run_down"):
+    with pytest.raises(AnimationSettingsError, match="run_down"):
         GaitSettings(run_up=3.0, run_down=3.2)
-    with pytest.raises(SettingsError):
+    with pytest.raises(AnimationSettingsError):
         GaitSettings(walk_up=float("nan"))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from npc_ai.animation import (
-    SettingsError,
+    AnimationSettingsError,
     clean_clip,
     clip_feet_world,
     clip_root_trajectory,
@@ -85,7 +85,7 @@ def test_sole_contact_points(walk, cmu):
     t = np.arange(0, 1.0, DT)
     pos, yaw = clip_root_trajectory(cmu, t)
     assert clip_feet_world(cmu, t, pos, yaw, "sole").shape == (len(t), 4, 3)
-    with pytest.raises(SettingsError, match="contact_points"):
+    with pytest.raises(AnimationSettingsError, match="contact_points"):
         clip_feet_world(cmu, t, pos, yaw, "toes")
 
 
@@ -105,5 +105,5 @@ def test_synthetic_sliding_foot():
     [(np.zeros((1, 2, 3)), DT, "shape"), (np.zeros((5, 2)), DT, "shape"), (np.zeros((5, 2, 3)), 0.0, "dt")],
 )
 def test_bad_metric_input(feet, dt, match):
-    with pytest.raises(SettingsError, match=match):
+    with pytest.raises(AnimationSettingsError, match=match):
         foot_skate_ratio(feet, dt)

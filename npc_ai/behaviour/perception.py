@@ -1,0 +1,332 @@
+"""What NPCs sense: pure, vectorised perception maths plus a thin shell that batches the PyBullet work.
+
+The pure functions work on whole arrays (every eye against every target at once) and know nothing of
+PyBullet. `Perception` is the stateful shell the simulation calls once per tick: it picks the NPCs whose
+staggered perception timer fires, gathers candidate targets with an overlap query on the character layer,
+keeps the pairs inside each view cone, and casts all their line-of-sight rays in one batch.
+
+Conventions: world Z-up, metres, radians unless a name ends in `_deg`; yaw 0 faces +X.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from navigation.angles import wrap_angle
+from npc_ai.errors import NpcAiError
+from scenes import World, groups
+
+EYE_CLEARANCE = 0.02  # [m] eye rays start this far outside the caster's capsule
+
+
+class PerceptionError(NpcAiError, ValueError):
+    """Arrays of the wrong shape or non-finite values were given to a perception function."""
+
+
+def _rows(a: object, name: str) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 1 and arr.shape[0] == 3:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise PerceptionError(f"{name} must be an (n, 3) array of points [m], got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise PerceptionError(f"{name} must be finite")
+    return arr
+
+
+def forward_from_yaw(yaw: np.ndarray) -> np.ndarray:
+    """(n, 3) horizontal unit forward vectors of headings `yaw` (n,) [rad]."""
+    y = np.asarray(yaw, dtype=np.float64).reshape(-1)
+    return np.column_stack([np.cos(y), np.sin(y), np.zeros_like(y)])
+
+
+def _per_eye(value: object, n: int, name: str, lo: float, hi: float, rule: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+        raise PerceptionError(f"{name} must be a number or ({n},) numbers, got shape {arr.shape}")
+    if not (np.isfinite(arr).all() and (arr >= lo).all() and (arr <= hi).all()):
+        raise PerceptionError(f"{name} must {rule}, got {value!r}")
+    return np.broadcast_to(arr, (n,))
+
+
+def in_view_cone(
+    eye: np.ndarray,
+    forward: np.ndarray,
+    targets: np.ndarray,
+    radius: float | np.ndarray,
+    cos_half_angle: float | np.ndarray,
+) -> np.ndarray:
+    """Which targets lie inside each eye's view cone.
+
+    A target is inside when its distance from the eye is at most `radius` and the angle between `forward`
+    and the direction to it is at most the half angle (cosine >= `cos_half_angle`). A target exactly at the
+    eye counts as inside. This is the function the simulation's perception runs.
+
+    Args:
+        eye: (n, 3) eye positions [m]. forward: (n, 3) forward vectors (any length > 0).
+        targets: (m, 3) target positions [m].
+        radius: view distance [m, >= 0], one for all eyes or (n,).
+        cos_half_angle: cosine of the half angle [-1..1], one for all eyes or (n,).
+    Returns:
+        (n, m) bool mask.
+    """
+    e, f, t = _rows(eye, "eye"), _rows(forward, "forward"), _rows(targets, "targets")
+    if len(f) != len(e):
+        raise PerceptionError(f"eye and forward must have the same rows, got {len(e)} and {len(f)}")
+    r = _per_eye(radius, len(e), "radius", 0.0, math.inf, "be a number of metres >= 0")
+    c = _per_eye(cos_half_angle, len(e), "cos_half_angle", -1.0, 1.0, "lie in [-1, 1]")
+    d = t[None, :, :] - e[:, None, :]  # (n, m, 3)
+    dist2 = np.einsum("nmk,nmk->nm", d, d)
+    inside = dist2 <= (r * r)[:, None]
+    dot = np.einsum("nmk,nk->nm", d, f)
+    dist = np.sqrt(dist2)
+    # cos(angle) >= c  <=>  dot >= c * dist * |f| (dist > 0); compare without dividing
+    in_angle = dot >= c[:, None] * dist * np.linalg.norm(f, axis=1)[:, None] - 1e-12
+    return inside & (in_angle | (dist2 == 0.0))
+
+
+def within_range(a: np.ndarray, b: np.ndarray, radius: np.ndarray | float) -> np.ndarray:
+    """(n, m) bool: is point b[j] within `radius` [m] (scalar or (n,)) of point a[i]?"""
+    pa, pb = _rows(a, "a"), _rows(b, "b")
+    r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (len(pa),))
+    d = pb[None, :, :] - pa[:, None, :]
+    return np.einsum("nmk,nmk->nm", d, d) <= (r * r)[:, None]
+
+
+def heard(
+    listeners: np.ndarray, noises: np.ndarray, loudness: np.ndarray, hearing_range: np.ndarray | float
+) -> np.ndarray:
+    """(n, k) bool: does listener i hear noise j? Heard when distance^2 <= (hearing_range_i * loudness_j)^2.
+
+    Args:
+        listeners: (n, 3) ear positions [m]. noises: (k, 3) noise positions [m].
+        loudness: (k,) loudness [>= 0, 1 = normal]. hearing_range: scalar or (n,) hearing range [m].
+    """
+    pl, pn = _rows(listeners, "listeners"), _rows(noises, "noises") if len(noises) else np.zeros((0, 3))
+    loud = np.asarray(loudness, dtype=np.float64).reshape(-1)
+    if loud.shape != (len(pn),) or not np.isfinite(loud).all() or (loud < 0).any():
+        raise PerceptionError(f"loudness must be ({len(pn)},) numbers >= 0, got {loudness!r}")
+    r = np.broadcast_to(np.asarray(hearing_range, dtype=np.float64), (len(pl),))
+    d = pn[None, :, :] - pl[:, None, :]
+    reach = r[:, None] * loud[None, :]
+    return np.einsum("nmk,nmk->nm", d, d) <= reach * reach
+
+
+def eye_rays(
+    eyes: np.ndarray, targets: np.ndarray, clearance: np.ndarray | float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end points of line-of-sight rays from eyes[i] to targets[i] (both (p, 3)).
+
+    Each ray starts `clearance` [m] (scalar or (p,)) from the eye along its own direction, so a ray never
+    starts inside the caster's capsule (PyBullet may report a hit at fraction 0 on a body a ray starts in).
+    """
+    e, t = _rows(eyes, "eyes"), _rows(targets, "targets")
+    if len(e) != len(t):
+        raise PerceptionError(f"eyes and targets must have the same rows, got {len(e)} and {len(t)}")
+    d = t - e
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    unit = np.divide(d, n, out=np.zeros_like(d), where=n > 0)
+    c = np.broadcast_to(np.asarray(clearance, dtype=np.float64), (len(e),))[:, None]
+    return e + unit * np.minimum(c, n), t
+
+
+def heading_error(yaw: np.ndarray, origins: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """(n,) absolute angle [rad, 0..pi] between heading yaw[i] and the horizontal direction origins[i] ->
+    targets[i]."""
+    o, t = _rows(origins, "origins"), _rows(targets, "targets")
+    want = np.arctan2(t[:, 1] - o[:, 1], t[:, 0] - o[:, 0])
+    return np.abs(wrap_angle(want - np.asarray(yaw, dtype=np.float64)))
+
+
+# -- the stateful shell ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Viewer:
+    """One NPC as perception sees it this tick (built by the simulation).
+
+    Attributes:
+        eye: (3,) eye position [m]. yaw: facing [rad]. body: its capsule's body id.
+        clearance: capsule radius + EYE_CLEARANCE [m]. radius: current sight radius [m] (the lose-sight
+            radius while it holds a target). cos_half_angle: cosine of its view half angle.
+    """
+
+    eye: np.ndarray
+    yaw: float
+    body: int
+    clearance: float
+    radius: float
+    cos_half_angle: float
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """What one viewer saw at one perception tick: the target bodies it sees, with their aim points."""
+
+    visible: dict[int, np.ndarray]
+
+
+class Perception:
+    """Staggered, batched sight for many viewers.
+
+    Args:
+        world: the world to query. period_ticks: each viewer perceives once every this many ticks; viewer i
+            fires on ticks where `(tick + i) % period_ticks == 0`, so the work is spread evenly.
+        mask: groups a line-of-sight ray may be blocked by (the target's own group is added).
+    """
+
+    def __init__(
+        self,
+        world: World,
+        *,
+        period_ticks: int = 6,
+        mask: int = groups.STATIC | groups.CHARACTERS,
+    ) -> None:
+        if not (isinstance(period_ticks, int) and period_ticks >= 1):
+            raise PerceptionError(f"period_ticks must be an integer >= 1, got {period_ticks!r}")
+        self.world = world
+        self.period_ticks = period_ticks
+        self.mask = mask
+        self.rays_cast = 0
+        self.batches = 0
+
+    def due(self, index: int, tick: int) -> bool:
+        """Does viewer `index` perceive on world tick `tick`?"""
+        return (tick + index) % self.period_ticks == 0
+
+    def sense(
+        self,
+        viewers: Sequence[Viewer],
+        targets: dict[int, np.ndarray],
+        target_groups: int = groups.PLAYER,
+    ) -> list[Sighting]:
+        """Line of sight from every viewer to every target in its cone, with one ray batch for all.
+
+        Args:
+            viewers: the NPCs perceiving this tick.
+            targets: body id -> aim point [m] of every body that may be seen.
+            target_groups: the collision groups the candidate overlap query looks in.
+        Returns:
+            one `Sighting` per viewer, in order.
+        """
+        out: list[Sighting] = [Sighting({}) for _ in viewers]
+        if not viewers or not targets:
+            return out
+        # 1. candidates: an overlap query on the character layer around each eye (no loop over all bodies)
+        ids = np.fromiter(targets, dtype=np.int64, count=len(targets))
+        pts = np.array([targets[int(b)] for b in ids], dtype=np.float64)
+        cand = np.zeros((len(viewers), len(ids)), dtype=bool)
+        for i, v in enumerate(viewers):
+            near = self.world.overlap(v.eye - v.radius, v.eye + v.radius, mask=target_groups)
+            if near:
+                cand[i] = np.isin(ids, near)
+        if not cand.any():
+            return out
+        # 2. view cones, all viewers at once
+        eyes = np.array([v.eye for v in viewers])
+        fwd = forward_from_yaw(np.array([v.yaw for v in viewers]))
+        radii = np.array([v.radius for v in viewers])
+        cos_half = np.array([v.cos_half_angle for v in viewers])
+        cone = in_view_cone(eyes, fwd, pts, radii, cos_half)
+        pairs = np.argwhere(cand & cone)
+        if len(pairs) == 0:
+            return out
+        # 3. one ray batch for every remaining (viewer, target) pair
+        clear = np.array([viewers[i].clearance for i in pairs[:, 0]])
+        starts, ends = eye_rays(eyes[pairs[:, 0]], pts[pairs[:, 1]], clear)
+        # rays end a little past the aim point so they reach the target's surface
+        direction = ends - starts
+        length = np.linalg.norm(direction, axis=1, keepdims=True)
+        ends = ends + direction / np.maximum(length, 1e-9) * 0.5
+        hits = self.world.ray_test(starts, ends, mask=self.mask | target_groups)
+        self.rays_cast += len(pairs)
+        self.batches += 1
+        for row, (i, j) in enumerate(pairs):
+            if int(hits.body[row]) == int(ids[j]):
+                out[i].visible[int(ids[j])] = pts[j].copy()
+        return out
+
+
+# -- obstacle probes (box casts) ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ObstacleProbe:
+    """Free distances around a wandering NPC, from box casts of its width and height.
+
+    Attributes:
+        time: when it was cast [s].
+        forward: free gap ahead of the body [m] (`inf` when nothing is within the probe range).
+        left, right: free gaps at +90 and -90 degrees [m] (None when the sides were not cast).
+        nudge: +1 / -1 when the skin of the forward box already touched something on the right / left at
+            the start (turn left / right, away from it), 0 otherwise.
+    """
+
+    time: float
+    forward: float
+    left: float | None = None
+    right: float | None = None
+    nudge: int = 0
+
+
+def _cast_gap(
+    world: World,
+    half: tuple[float, float, float],
+    narrow: tuple[float, float, float],
+    center: np.ndarray,
+    yaw: float,
+    reach: float,
+    body: int,
+    mask: int,
+) -> tuple[float, int]:
+    direction = np.array([math.cos(yaw), math.sin(yaw), 0.0])
+    end = center + direction * reach
+    hit = world.box_cast(half, center, end, yaw=yaw, mask=mask, ignore=[body])
+    nudge = 0
+    if hit.hit and hit.started_in_contact:
+        # the skin already touches something beside the body: note the side (the normal points from the
+        # obstacle toward the body), then cast again with the body's own width
+        left = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
+        nudge = 1 if float(hit.normal @ left) >= 0 else -1
+        hit = world.box_cast(narrow, center, end, yaw=yaw, mask=mask, ignore=[body])
+    return (float(hit.distance) if hit.hit else math.inf), nudge
+
+
+def probe_obstacles(
+    world: World,
+    *,
+    body: int,
+    feet: np.ndarray,
+    yaw: float,
+    body_radius: float,
+    height: float,
+    skin: float,
+    reach: float,
+    obstacle_range: float,
+    time: float,
+    lift: float = 0.3,
+    mask: int = groups.STATIC | groups.NPC,
+    edge_gap: Callable[[float], float] | None = None,
+) -> ObstacleProbe:
+    """Box-cast forward from the body (the NPC's depth, its width plus `skin` a side, its height above
+    `lift`) up to `reach` [m]; if the gap ahead is below `obstacle_range`, cast at -90 and +90 degrees too.
+
+    The box starts at the body's centre with half depth `body_radius`, so a returned distance is the free
+    gap in front of the capsule. The caster's own body is ignored. `edge_gap(yaw)`, when given, is a
+    second limit on each gap (the simulation passes the distance to the navmesh edge, which also sees
+    ledges that no box cast can).
+    """
+    half = (body_radius, body_radius + skin, 0.5 * (height - lift))
+    narrow = (body_radius, body_radius, half[2])
+    center = np.array([feet[0], feet[1], feet[2] + lift + half[2]])
+
+    def cast(heading: float) -> tuple[float, int]:
+        gap, nudge = _cast_gap(world, half, narrow, center, heading, reach, body, mask)
+        return (gap if edge_gap is None else min(gap, edge_gap(heading))), nudge
+
+    forward, nudge = cast(yaw)
+    if forward >= obstacle_range:
+        return ObstacleProbe(time, forward, nudge=nudge)
+    left, _ = cast(yaw + math.pi / 2)
+    right, _ = cast(yaw - math.pi / 2)
+    return ObstacleProbe(time, forward, left, right, nudge)

@@ -1,0 +1,269 @@
+"""How navigation and root-motion animation share control of a character: one small strategy per mode.
+
+Every mode runs in two halves around the physics step: `before_physics` updates the nav agent and the
+animator and sets the character body's horizontal velocity; `after_physics` reconciles the agent with
+where physics actually put the body. Information flows one way in each mode (reference.md section 1):
+
+- `agent_drives` (animation follows agent): the agent moves the character; its speed drives the animator.
+  Robust, but the feet slide whenever the animation cannot match the velocity.
+- `root_motion` (agent follows animation): the agent only simulates `next_position`; the offset from the
+  character to it, in the character's frame and low-pass filtered with `smooth = min(1, dt / tau)`, is the
+  velocity fed to the animator; the animator's root motion moves the character.
+- `root_motion` with a drift limit: when the agent and the character are farther apart than the agent
+  radius, pull the character toward the agent, or the agent toward the character.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from navigation.agent import NavAgent
+from npc_ai.animation import Animator, RootMotion
+from npc_ai.body.character import Character
+from npc_ai.errors import NpcAiError
+
+SHOULD_MOVE_SPEED = 0.5  # below this filtered speed the character stands still [m/s] (reference value)
+
+
+class CouplingError(NpcAiError, ValueError):
+    """A coupling mode or its settings are invalid."""
+
+
+class DriftLimit(enum.Enum):
+    """What the drift limit moves when agent and character drift apart by more than the agent radius."""
+
+    NONE = "none"
+    PULL_CHARACTER = "pull_character"  # move the character toward the agent
+    PULL_AGENT = "pull_agent"  # move the agent's simulated position toward the character
+
+
+@dataclass(frozen=True)
+class CouplingSettings:
+    """Settings of a coupling mode.
+
+    Attributes:
+        mode: "agent_drives" or "root_motion".
+        tau: time constant of the low-pass filter on the agent-to-character offset [s, > 0]
+            (root_motion only; the reference uses 0.15).
+        drift_limit: what the drift limit moves (root_motion only).
+        drift_keep: after a pull, the drift left is `drift_keep * radius` [0 < x < 1]; 0.9 is the
+            reference's factor when the drift has just crossed the radius.
+        turn_rate_deg: how fast code turns the character to face its steering target [deg/s, > 0].
+        max_speed_factor: the speed asked of the animator is capped at this times the agent's top speed
+            [>= 1] (root_motion only).
+        feedforward_s: None for the reference loop (velocity = filtered offset / dt, which is under-damped:
+            damping ratio about 0.5 * sqrt(dt / tau), 0.17 at 60 Hz with tau 0.15 s, so speed overshoots at
+            start-up and gaits flicker). A number [s, > 0] feeds the agent's own velocity forward and closes
+            the filtered offset over that many seconds instead (root_motion only).
+        speed_damping_s: time constant with which the animator's speed parameter follows the agent's
+            speed under agent_drives [s, >= 0], as game animators damp their parameters (Unity's damped
+            SetFloat, ALS's interpolation); 0 feeds the speed undamped. root_motion filters the agent
+            offset with `tau` instead.
+    """
+
+    mode: str = "root_motion"
+    tau: float = 0.15
+    drift_limit: DriftLimit = DriftLimit.NONE
+    drift_keep: float = 0.9
+    turn_rate_deg: float = 360.0
+    max_speed_factor: float = 1.5
+    speed_damping_s: float = 0.1
+    feedforward_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("agent_drives", "root_motion"):
+            raise CouplingError(f"mode must be 'agent_drives' or 'root_motion', got {self.mode!r}")
+        if not (isinstance(self.tau, int | float) and math.isfinite(self.tau) and self.tau > 0):
+            raise CouplingError(f"tau must be a positive number of seconds, got {self.tau!r}")
+        if not isinstance(self.drift_limit, DriftLimit):
+            raise CouplingError(f"drift_limit must be a DriftLimit, got {self.drift_limit!r}")
+        if not (math.isfinite(self.drift_keep) and 0 < self.drift_keep < 1):
+            raise CouplingError(f"drift_keep must lie strictly between 0 and 1, got {self.drift_keep!r}")
+        if not (math.isfinite(self.turn_rate_deg) and self.turn_rate_deg > 0):
+            raise CouplingError(
+                f"turn_rate_deg must be a positive number of deg/s, got {self.turn_rate_deg!r}"
+            )
+        if self.feedforward_s is not None and not (
+            isinstance(self.feedforward_s, int | float)
+            and math.isfinite(self.feedforward_s)
+            and self.feedforward_s > 0
+        ):
+            raise CouplingError(
+                f"feedforward_s must be None or a positive number of seconds, got {self.feedforward_s!r}"
+            )
+        if not (math.isfinite(self.speed_damping_s) and self.speed_damping_s >= 0):
+            raise CouplingError(
+                f"speed_damping_s must be a number of seconds >= 0, got {self.speed_damping_s!r}"
+            )
+        if not (math.isfinite(self.max_speed_factor) and self.max_speed_factor >= 1):
+            raise CouplingError(f"max_speed_factor must be a number >= 1, got {self.max_speed_factor!r}")
+
+    @property
+    def name(self) -> str:
+        """The mode's name as the benchmark reports it."""
+        name = self.mode
+        if self.mode == "root_motion" and self.feedforward_s is not None:
+            name += "_feedforward"
+        if self.mode == "root_motion" and self.drift_limit is not DriftLimit.NONE:
+            name += f"_{self.drift_limit.value}"
+        return name
+
+
+MODES: dict[str, CouplingSettings] = {
+    "agent_drives": CouplingSettings(mode="agent_drives"),
+    "root_motion": CouplingSettings(mode="root_motion"),
+    "root_motion_pull_character": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_CHARACTER),
+    "root_motion_pull_agent": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_AGENT),
+    "root_motion_feedforward": CouplingSettings(mode="root_motion", feedforward_s=0.3),
+}
+
+
+def horizontal(v: np.ndarray) -> np.ndarray:
+    """The vector with its z set to 0."""
+    out = np.array(v, dtype=np.float64)
+    out[2] = 0.0
+    return out
+
+
+@dataclass
+class CouplingState:
+    """What a coupling remembers between ticks and reports for metrics.
+
+    Attributes:
+        smooth_delta: filtered agent offset in the character frame (right, forward) [m].
+        velocity: filtered velocity fed to the animator (right, forward) [m/s].
+        should_move: whether the character is walking this tick.
+        pulls: how many times the drift limit acted.
+        damped_speed: the animator's speed parameter under agent_drives [m/s].
+        root_motion: this tick's root motion from the animator.
+    """
+
+    smooth_delta: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    should_move: bool = False
+    pulls: int = 0
+    root_motion: RootMotion | None = None
+    damped_speed: float = 0.0
+
+
+class Coupling:
+    """One coupling mode applied to one character (agent + animator + body)."""
+
+    def __init__(
+        self, settings: CouplingSettings, agent: NavAgent, animator: Animator, character: Character
+    ) -> None:
+        self.settings = settings
+        self.agent = agent
+        self.animator = animator
+        self.character = character
+        self.state = CouplingState()
+        root_follows = settings.mode == "root_motion"
+        agent.update_position = False  # physics moves the body in every mode
+        agent.update_rotation = not root_follows
+
+    def before_physics(self, dt: float) -> None:
+        """Advance agent and animator, then set the body's horizontal velocity for this tick."""
+        if self.settings.mode == "agent_drives":
+            self._agent_drives(dt)
+        else:
+            self._root_motion(dt)
+
+    def free_move(self, speed: float, heading: float | None, dt: float) -> None:
+        """Locomotion without a path (Wander): ask the animator for `speed` [m/s], turn toward `heading`
+        [rad] (None keeps the facing), move the character by the root motion, and keep the agent on it."""
+        c, s = self.character, self.settings
+        if heading is not None:
+            c.turn_toward(heading, math.radians(s.turn_rate_deg), dt)
+        self.animator.set_speed(max(0.0, float(speed)))
+        rm = self.animator.advance(dt)
+        self.state.root_motion = rm
+        self.state.should_move = speed > 0.0
+        d = rm.delta_local
+        step = c.forward * float(d[0]) - c.right * float(d[1])
+        c.set_horizontal_velocity(float(step[0]) / dt, float(step[1]) / dt)
+        self.agent.reset_path()
+
+    def after_physics(self) -> None:
+        """Tell the agent where physics put the character."""
+        self.agent.position = self.character.position
+        if not self.agent.has_path:  # free movement: the agent rides along with the character
+            self.agent.next_position = self.character.position
+            return
+        if self.settings.mode == "agent_drives":
+            # a body blocked by physics (another character) must not leave its agent running away
+            drift = horizontal(self.agent.next_position - self.character.position)
+            if float(np.linalg.norm(drift)) > self.agent.settings.radius:
+                self.agent.next_position = self.character.position
+
+    @property
+    def drift(self) -> float:
+        """Horizontal distance between the agent's simulated position and the character [m]."""
+        return float(np.linalg.norm(horizontal(self.agent.next_position - self.character.position)))
+
+    # -- modes -------------------------------------------------------------------------------------
+    def _agent_drives(self, dt: float) -> None:
+        a, c = self.agent, self.character
+        a.update(dt)
+        v = horizontal(a.next_position - c.position) / dt
+        c.set_horizontal_velocity(float(v[0]), float(v[1]))
+        c.yaw = a.yaw
+        damp = self.settings.speed_damping_s
+        k = 1.0 if damp <= 0 else min(1.0, dt / damp)
+        self.state.damped_speed += k * (a.speed - self.state.damped_speed)
+        self.animator.set_speed(self.state.damped_speed)
+        self.state.root_motion = self.animator.advance(dt)
+        self.state.should_move = a.speed > 1e-3
+
+    def _root_motion(self, dt: float) -> None:
+        s, a, c, st = self.settings, self.agent, self.character, self.state
+        a.update(dt)
+        world_delta = horizontal(a.next_position - c.position)
+        if s.drift_limit is not DriftLimit.NONE:
+            world_delta = self._limit_drift(world_delta)
+        local = np.array([float(c.right @ world_delta), float(c.forward @ world_delta)])
+        smooth = min(1.0, dt / s.tau)
+        st.smooth_delta = st.smooth_delta + smooth * (local - st.smooth_delta)
+        if s.feedforward_s is None:  # the reference: the filtered offset per tick is the velocity
+            st.velocity = st.smooth_delta / dt if dt > 1e-5 else np.zeros(2)
+        else:  # the agent's own velocity, plus the filtered offset closed over feedforward_s seconds
+            v = horizontal(a.velocity)
+            st.velocity = (
+                np.array([float(c.right @ v), float(c.forward @ v)]) + st.smooth_delta / s.feedforward_s
+            )
+        # The blend space is 1-D (forward speed), so the animator gets the forward part of the velocity and
+        # code turns the character toward the agent; capped so a large drift cannot ask for a sprint.
+        forward_speed = min(max(0.0, float(st.velocity[1])), s.max_speed_factor * a.settings.speed)
+        behind = a.remaining_distance + float(np.linalg.norm(world_delta))  # the character's distance to go
+        st.should_move = (
+            float(np.linalg.norm(st.velocity)) > SHOULD_MOVE_SPEED and behind > a.settings.stopping_distance
+        )
+        # face the steering target (reference step 5), not the tiny agent offset, whose direction jitters
+        to_target = horizontal(a.steering_target - c.position)
+        if st.should_move and float(np.linalg.norm(to_target)) > 0.05:
+            c.turn_toward(math.atan2(to_target[1], to_target[0]), math.radians(s.turn_rate_deg), dt)
+        self.animator.set_speed(forward_speed if st.should_move else 0.0)
+        rm = self.animator.advance(dt)
+        st.root_motion = rm
+        d = rm.delta_local  # character frame: x forward, y left
+        step = c.forward * float(d[0]) - c.right * float(d[1])
+        c.set_horizontal_velocity(float(step[0]) / dt, float(step[1]) / dt)
+
+    def _limit_drift(self, world_delta: np.ndarray) -> np.ndarray:
+        a, c, s = self.agent, self.character, self.settings
+        r = a.settings.radius
+        dist = float(np.linalg.norm(world_delta))
+        if dist <= r:
+            return world_delta
+        kept = world_delta * (s.drift_keep * r / dist)
+        self.state.pulls += 1
+        if s.drift_limit is DriftLimit.PULL_CHARACTER:
+            target = a.next_position - kept
+            target[2] = c.position[2]
+            c.teleport(target)
+        else:
+            a.next_position = c.position + kept
+        return horizontal(a.next_position - c.position)

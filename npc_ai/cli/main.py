@@ -1,0 +1,324 @@
+"""The `npc-ai` command line.
+
+Every error caused by the user's input (an unknown scene, a malformed file, a bad number) prints one line on
+stderr and exits with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from npc_ai import __version__
+from npc_ai.cli import sim as sim_cli
+from npc_ai.cli import types as cli_types
+from npc_ai.cli.types import UsageError
+from npc_ai.errors import NpcAiError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _cmd_scenes(args: argparse.Namespace) -> int:
+    from scenes import BUILTIN_SCENES, load_builtin
+
+    for name in BUILTIN_SCENES:
+        scene = load_builtin(name)
+        print(f"{name:<10} {len(scene.npcs)} NPCs  {scene.description}")
+    return 0
+
+
+def _cmd_clip_info(args: argparse.Namespace) -> int:
+    import json
+
+    from npc_ai.animation import clip_info, load_clip
+
+    info = clip_info(load_clip(args.file, clean=args.clean))
+    if args.json:
+        print(json.dumps(info, sort_keys=True))
+        return 0
+    print(f"{info['name']}  ({info['source']})")
+    print(
+        f"  frames {info['frames']} at {info['fps']:g} fps = {info['duration_s']:.3f} s, loop {info['loop']}"
+    )
+    motion = "yes" if info["has_root_motion"] else "no (use code-driven velocity)"
+    speed, dist = info["root_speed_mps"], info["root_distance_m"]
+    print(f"  root speed {speed:.3f} m/s, distance {dist:.3f} m, root motion {motion}")
+    for foot, data in info["contacts"].items():
+        spans = ", ".join(f"{a:.2f}-{b:.2f}" for a, b in data["intervals"])
+        print(f"  {foot} foot: {data['count']} contacts [s]: {spans}")
+    return 0
+
+
+def _cmd_clip_plot(args: argparse.Namespace) -> int:
+    from npc_ai.animation import load_clip, plot_clip
+
+    cli_types.writable_file(args.out, "--out")
+    out = plot_clip(load_clip(args.file, clean=args.clean), args.out)
+    print(f"wrote {out}")
+    return 0
+
+
+def _cmd_clip_render(args: argparse.Namespace) -> int:
+    from npc_ai.animation import load_clip
+    from npc_ai.viz.humanoid import render_filmstrip
+
+    cli_types.writable_file(args.out, "--out")
+    out = render_filmstrip(load_clip(args.file, clean=args.clean), args.out, frames=args.frames)
+    print(f"wrote {out}")
+    return 0
+
+
+def _cmd_nav_scen(args: argparse.Namespace) -> int:
+    import csv
+
+    import numpy as np
+
+    from navigation.benchmark import ROW_FIELDS, solve_scenarios
+    from navigation.movingai import read_map, read_scenarios
+
+    cli_types.writable_file(args.out, "--out")
+    grid = read_map(args.map)
+    scenarios = read_scenarios(args.scen)
+    if not scenarios:
+        raise UsageError(f"{args.scen}: no scenarios in the file")
+    bar = _progress(len(scenarios), "scenarios", args.quiet)
+    report = solve_scenarios(grid, scenarios, on_row=lambda _row: bar.update() if bar is not None else None)
+    if bar is not None:
+        bar.close()
+    if args.out is not None:
+        with open(args.out, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(ROW_FIELDS)
+            for row in report.rows:
+                w.writerow([_csv_value(v) for v in row.as_tuple()])
+    micros = np.array([r.micros for r in report.rows])
+    status = {s: sum(r.status == s for r in report.rows) for s in ("complete", "partial", "invalid")}
+    print(f"map {grid.name}: {grid.width} x {grid.height}, {len(scenarios)} scenarios")
+    print(f"bake {report.bake_seconds * 1e3:.1f} ms, {report.polygon_count} polygons")
+    print(f"query time median {np.median(micros):.0f} us, p95 {np.percentile(micros, 95):.0f} us")
+    print("status " + ", ".join(f"{k} {v}" for k, v in status.items()))
+    if args.out is not None:
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _csv_value(v: object) -> object:
+    return f"{v:.6f}" if isinstance(v, float) else v
+
+
+def _progress(total: int, unit: str, quiet: bool):
+    if quiet or total < 200:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit[:-1], desc=unit, leave=False, file=sys.stderr)
+
+
+def _cmd_nav_bake(args: argparse.Namespace) -> int:
+    import time
+
+    import numpy as np
+
+    from navigation.query import NavMeshQuery
+    from npc_ai.levels import load_level
+    from npc_ai.levels.navmesh import scene_navmesh
+    from scenes import World
+
+    cli_types.writable_file(args.plot, "--plot")
+    cli_types.writable_file(args.save, "--save")
+    scene = load_level(args.scene)
+    t0 = time.perf_counter()
+    with World(scene, seed=args.seed) as world:
+        mesh, cached = scene_navmesh(world, use_cache=not args.no_cache)
+    seconds = time.perf_counter() - t0
+    islands = int(mesh.islands.max()) + 1 if mesh.polygon_count else 0
+    how = "loaded from the cache" if cached else "baked"
+    print(f"scene {scene.name}: navmesh {how} in {seconds:.2f} s")
+    print(f"{mesh.polygon_count} polygons, {mesh.total_area:.1f} m^2 walkable, {islands} islands")
+    if args.plot is not None:
+        from navigation.plot import plot_navmesh
+
+        query = NavMeshQuery(mesh)
+        rng = np.random.default_rng(args.seed)
+        path = _sample_path(query, rng)
+        plot_navmesh(mesh, path, out=args.plot, title=f"{scene.name}: {mesh.polygon_count} polygons")
+        print(f"wrote {args.plot}" + (f" (sample path {path.length:.1f} m)" if path is not None else ""))
+    if args.save is not None:
+        mesh.save(args.save)
+        print(f"wrote {args.save}")
+    return 0
+
+
+def _sample_path(query, rng):
+    """A long complete path between random points of the largest island (None if there is none)."""
+    best = None
+    for _ in range(40):
+        (a, pa), (b, pb) = query.random_point(rng), query.random_point(rng)
+        if query.mesh.islands[pa] != 0 or query.mesh.islands[pb] != 0:
+            continue
+        path = query.find_path(a, b)
+        if path.ok and (best is None or path.length > best.length):
+            best = path
+    return best
+
+
+def _cmd_bench_sync(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from npc_ai.bench.sync import SyncSettings, format_table, run_sync_benchmark, write_outputs
+    from npc_ai.levels import load_level
+    from npc_ai.levels.navmesh import scene_navmesh
+    from scenes import World
+
+    settings = SyncSettings(
+        routes=args.routes,
+        seed=args.seed,
+        modes=tuple(args.modes) if args.modes else SyncSettings().modes,
+        taus=tuple(args.tau) if args.tau is not None else SyncSettings().taus,
+    )
+    cli_types.writable_file(args.json, "--json")
+    cli_types.writable_folder(args.out, "--out")
+    scene = load_level(args.scene)
+    t0 = time.perf_counter()
+    with World(scene, seed=args.seed) as world:
+        mesh, _ = scene_navmesh(world)
+    bake = time.perf_counter() - t0
+    report = run_sync_benchmark(scene, mesh, settings, progress=not args.quiet, bake_seconds=bake)
+    print(f"sync benchmark on {scene.name}: {len(report.routes)} routes, seed {args.seed}")
+    print(format_table(report))
+    if report.taus:
+        print("root_motion tau sweep:  tau [s]  skate %  drift mean [m]  drift max [m]")
+        for tau, rep in sorted(report.taus.items()):
+            j = rep.to_json()
+            skate, mean, peak = 100 * j["foot_skate_ratio"], j["drift_mean_m"], j["drift_max_m"]
+            print(f"{tau:>24.3f}{skate:>9.2f}{mean:>16.3f}{peak:>15.3f}")
+    print(f"ran in {report.seconds:.1f} s (navmesh {bake:.2f} s)")
+    if args.out is not None:
+        for path in write_outputs(report, Path(args.out)):
+            print(f"wrote {path}")
+    if args.json is not None:
+        data = report.to_json()
+        Path(args.json).write_text(
+            json.dumps({"modes": data["modes"]}, indent=2, sort_keys=True), encoding="utf-8"
+        )
+        print(f"wrote {args.json}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `npc-ai` (exposed for tests and docs)."""
+    p = _Parser(prog="npc-ai", description="Simulated enemies in a PyBullet world.")
+    p.add_argument("--version", action="version", version=f"npc-ai {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("scenes", help="list the built-in scenes")
+    s.set_defaults(func=_cmd_scenes)
+
+    r = sub.add_parser("run", help="simulate a scene headless: enemies wander, spot, aim, chase, search")
+    sim_cli.add_run_arguments(r)
+    r.set_defaults(func=sim_cli.cmd_run)
+
+    d = sub.add_parser("demo", help="enemies in the warehouse: timeline and a replay picture")
+    sim_cli.add_demo_arguments(d)
+    d.set_defaults(func=sim_cli.cmd_demo)
+
+    nav = sub.add_parser("nav", help="navigation meshes: bake scenes, solve MovingAI benchmarks")
+    nav_sub = nav.add_subparsers(dest="nav_command", required=True, parser_class=_Parser)
+    ns = nav_sub.add_parser("scen", help="solve every scenario of a MovingAI map/scenario pair")
+    ns.add_argument("map", help="a MovingAI .map file")
+    ns.add_argument("scen", help="its .map.scen scenario file")
+    ns.add_argument("--out", help="write one CSV row per scenario to this file")
+    ns.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns.set_defaults(func=_cmd_nav_scen)
+    nb = nav_sub.add_parser("bake", help="bake a scene's navmesh and report it")
+    nb.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
+    nb.add_argument("--plot", help="draw polygons, portals and a sample path to this PNG")
+    nb.add_argument("--save", help="write the navmesh (.npz) to this file")
+    nb.add_argument("--seed", type=cli_types.seed, default=0, help="seed of the sample path (default 0)")
+    nb.add_argument("--no-cache", action="store_true", help="bake even if a cached navmesh exists")
+    nb.set_defaults(func=_cmd_nav_bake)
+
+    from npc_ai.body.coupling import MODES
+
+    bench = sub.add_parser("bench", help="benchmarks")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_Parser)
+    bs = bench_sub.add_parser("sync", help="navigation/animation sync: coupling modes on the same routes")
+    bs.add_argument("--scene", default="arena", help="scene to drive in (default arena)")
+    bs.add_argument(
+        "--routes", type=cli_types.positive_int, default=6, help="number of seeded routes (default 6)"
+    )
+    bs.add_argument("--modes", nargs="+", choices=list(MODES), help="coupling modes (default: all)")
+    bs.add_argument(
+        "--tau", nargs="*", type=cli_types.positive_float, help="root_motion filter taus to sweep [s]"
+    )
+    bs.add_argument("--seed", type=cli_types.seed, default=0, help="route seed (default 0)")
+    bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot")
+    bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this file")
+    bs.add_argument("--quiet", action="store_true", help="no progress bar")
+    bs.set_defaults(func=_cmd_bench_sync)
+    bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")
+    sim_cli.add_bench_sim_arguments(bm)
+    bm.set_defaults(func=sim_cli.cmd_bench_sim)
+
+    clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
+    clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)
+    ci = clip_sub.add_parser("info", help="frames, frame rate, duration, root speed, foot contacts")
+    ci.add_argument("file", help="a .bvh or DeepMimic .txt file, or a built-in clip: walk, run, idle, ...")
+    ci.add_argument("--json", action="store_true", help="print one JSON object")
+    ci.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    ci.set_defaults(func=_cmd_clip_info)
+    cp = clip_sub.add_parser("plot", help="draw the root path and the foot heights over time")
+    cp.add_argument("file", help="a .bvh or DeepMimic .txt file, or a built-in clip")
+    cp.add_argument("--out", required=True, help="the PNG file to write")
+    cp.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    cp.set_defaults(func=_cmd_clip_plot)
+    cr = clip_sub.add_parser("render", help="pose humanoid.urdf along the clip and render a filmstrip PNG")
+    cr.add_argument("file", help="a DeepMimic .txt file or a built-in clip (the humanoid skeleton)")
+    cr.add_argument("--out", required=True, help="the PNG file to write")
+    cr.add_argument(
+        "--frames", type=cli_types.positive_int, default=8, help="frames in the strip (default 8)"
+    )
+    cr.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
+    cr.set_defaults(func=_cmd_clip_render)
+    return p
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The three error roots: everything bad input can raise, in any package."""
+    from navigation.errors import NavigationError
+    from scenes.errors import SceneError
+
+    return (NpcAiError, SceneError, NavigationError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except _user_errors() as exc:
+        message = " ".join(str(exc).split())
+        print(f"npc-ai: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("npc-ai: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`npc-ai scenes | head -1`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""The simulation commands of the CLI: `npc-ai run`, `npc-ai demo`, `npc-ai bench sim`.
+
+`npc_ai.cli.main` wires these in: `add_*_arguments(parser)` fills a sub-parser, `cmd_*(args) -> int` runs it.
+Bad input raises `UsageError` / `SceneError`, which the CLI prints as one line (exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from npc_ai.cli import types as cli_types
+from npc_ai.cli.types import UsageError
+
+TIMELINE_SKIP = ("noise",)  # in the events file, not on the screen
+
+
+# -- run ----------------------------------------------------------------------------------------------
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of `npc-ai run`."""
+    p.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
+    p.add_argument("--npcs", type=cli_types.count, help="number of NPCs (default: the scene's spawns)")
+    p.add_argument("--seconds", type=cli_types.seconds, default=30.0, help="simulated seconds (default 30)")
+    p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
+    p.add_argument("--events", help="write the events as JSON lines to this file")
+    p.add_argument("--plot", help="draw a top-down replay to this PNG")
+    p.add_argument(
+        "--player",
+        choices=("auto", "route", "wander", "still", "keyboard", "none"),
+        default="auto",
+        help="the player: its scene route, a navmesh wanderer that hides, standing, keyboard (GUI), none "
+        "(default auto: keyboard with --gui, else the route if the scene has one, else wander)",
+    )
+    p.add_argument("--gui", action="store_true", help="open the PyBullet window, real time (needs a display)")
+    p.add_argument("--quiet", action="store_true", help="print only the summary, not the timeline")
+
+
+def _player_mode(args: argparse.Namespace, scene, gui: bool) -> str:
+    if args.player != "auto":
+        if args.player == "keyboard" and not gui:
+            raise UsageError("--player keyboard needs --gui and a display")
+        return args.player
+    if gui:
+        return "keyboard"
+    return "route" if (scene.player is not None and scene.player.route) else "wander"
+
+
+def simulate(
+    scene,
+    *,
+    npcs: int | None,
+    seconds: float,
+    seed: int,
+    player: str,
+    gui: bool = False,
+    events: Path | None = None,
+    plot: Path | None = None,
+    quiet: bool = False,
+    out=None,
+) -> int:
+    """Simulate `scene`, print the timeline and summary, write the outputs."""
+    from npc_ai.sim.player import PlayerSettings
+    from npc_ai.sim.simulation import Simulation, SimulationSettings
+
+    out = out or sys.stdout
+    settings = SimulationSettings(npcs=npcs, player=None if player == "none" else PlayerSettings(mode=player))
+    t0 = time.perf_counter()
+    with Simulation(scene, seed=seed, settings=settings, gui=gui) as sim:
+        build = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        sim.run(seconds, realtime=gui)
+        wall = time.perf_counter() - t1
+        print(
+            f"scene {scene.name}: {len(sim.npcs)} NPCs, player {player}, seed {seed}; "
+            f"built in {build:.2f} s, {sim.world.time:.1f} s simulated in {wall:.2f} s wall "
+            f"({sim.world.time / max(wall, 1e-9):.1f}x)",
+            file=out,
+        )
+        if not quiet:
+            print("timeline:", file=out)
+            keep = tuple(sorted({e.event for e in sim.events} - set(TIMELINE_SKIP)))
+            for line in sim.timeline(keep):
+                print(line, file=out)
+        print("summary:", file=out)
+        for line in sim.summary():
+            print("  " + line, file=out)
+        if events is not None:
+            sim.events.write_jsonl(events)
+            print(f"wrote {events} ({len(sim.events)} events)", file=out)
+        if plot is not None:
+            from npc_ai.viz.replay import plot_replay
+
+            plot_replay(sim, plot)
+            print(f"wrote {plot}", file=out)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """`npc-ai run SCENE ...`"""
+    gui = bool(args.gui)
+    if gui and not cli_types.has_display():
+        print("npc-ai: --gui needs a display, and none was found: running headless", file=sys.stderr)
+        gui = False
+    from npc_ai.levels import load_level
+
+    scene = load_level(args.scene)
+    mode = _player_mode(args, scene, gui)
+    return simulate(
+        scene,
+        npcs=args.npcs,
+        seconds=args.seconds,
+        seed=args.seed,
+        player=mode,
+        gui=gui,
+        events=cli_types.writable_file(args.events, "--events"),
+        plot=cli_types.writable_file(args.plot, "--plot"),
+        quiet=args.quiet,
+    )
+
+
+# -- demo ---------------------------------------------------------------------------------------------
+def add_demo_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of `npc-ai demo`."""
+    p.add_argument("--seconds", type=cli_types.seconds, default=40.0, help="simulated seconds (default 40)")
+    p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
+    p.add_argument("--npcs", type=cli_types.count, default=4, help="number of NPCs (default 4)")
+    p.add_argument("--out", default="npc-ai-demo.png", help="the replay picture (default npc-ai-demo.png)")
+    p.add_argument("--events", help="also write the events as JSON lines to this file")
+    p.add_argument("--gui", action="store_true", help="open the PyBullet window, real time (needs a display)")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """`npc-ai demo`: guards in the warehouse and a player that hides, with a replay picture."""
+    gui = bool(args.gui) and cli_types.has_display()
+    if args.gui and not gui:
+        print("npc-ai: --gui needs a display, and none was found: running headless", file=sys.stderr)
+    from npc_ai.levels import load_level
+
+    print("npc-ai demo: guards in the warehouse, a scripted player that breaks line of sight")
+    return simulate(
+        load_level("warehouse"),
+        npcs=args.npcs,
+        seconds=args.seconds,
+        seed=args.seed,
+        player="wander",
+        gui=gui,
+        events=cli_types.writable_file(args.events, "--events"),
+        plot=cli_types.writable_file(args.out, "--out"),
+    )
+
+
+# -- bench sim ----------------------------------------------------------------------------------------
+def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of `npc-ai bench sim`."""
+    p.add_argument("--scene", default="warehouse", help="scene (default warehouse)")
+    p.add_argument(
+        "--sizes",
+        type=cli_types.count,
+        nargs="+",
+        default=[10, 50, 100],
+        help="NPC counts (default 10 50 100)",
+    )
+    p.add_argument(
+        "--seconds", type=cli_types.seconds, default=5.0, help="simulated seconds per size (default 5)"
+    )
+    p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
+    p.add_argument("--full-animation", action="store_true", help="sample full skeleton poses every tick")
+    p.add_argument("--json", help='write {"results": [{"npcs", "npc_ticks_per_s", "pybullet_share", ...}]}')
+
+
+def cmd_bench_sim(args: argparse.Namespace) -> int:
+    """`npc-ai bench sim`"""
+    from npc_ai.bench.sim import format_table, run_bench_sim
+    from npc_ai.levels import load_level
+
+    target = cli_types.writable_file(args.json, "--json")
+    if any(n < 1 for n in args.sizes):
+        raise UsageError(f"--sizes must be positive, got {args.sizes}")
+    scene = load_level(args.scene)
+    t0 = time.perf_counter()
+    results = run_bench_sim(
+        scene, args.sizes, seconds=args.seconds, seed=args.seed, root_only_animation=not args.full_animation
+    )
+    anim = "full poses" if args.full_animation else "root motion only"
+    print(
+        f"simulation benchmark on {scene.name}: {args.seconds:g} s simulated per size, "
+        f"seed {args.seed}, {anim}"
+    )
+    for line in format_table(results):
+        print(line)
+    print(f"ran in {time.perf_counter() - t0:.1f} s")
+    if target is not None:
+        target.write_text(
+            json.dumps({"results": [r.to_json() for r in results]}, indent=2, sort_keys=True),
+            encoding="utf-8",
+        )
+        print(f"wrote {target}")
+    return 0

@@ -1,0 +1,246 @@
+"""The player in a simulation: scripted (a scene route, or a navmesh wanderer that hides from NPCs that see
+it), standing still, or driven by the keyboard in the PyBullet GUI.
+
+The player is a `Locomotor` in the PLAYER collision group with the agent-drives coupling (animation follows
+the agent: robust, and the player is not what is being measured).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from navigation.agent import AgentSettings
+from navigation.query import NavMeshQuery
+from npc_ai.behaviour.perception import eye_rays
+from npc_ai.body.coupling import CouplingSettings
+from npc_ai.body.locomotor import Locomotor
+from npc_ai.errors import NpcAiError
+from scenes import World, groups
+
+PLAYER_MODES = ("route", "wander", "still", "keyboard")
+
+
+class PlayerSettingsError(NpcAiError, ValueError):
+    """A player setting is out of range."""
+
+
+@dataclass(frozen=True)
+class PlayerSettings:
+    """How the player moves.
+
+    Attributes:
+        mode: "route" (the scene's route), "wander" (random navmesh points, hiding when seen), "still",
+            or "keyboard" (arrow keys / WASD in the GUI; Shift runs).
+        speed: travel speed [m/s, > 0]. run_speed: speed when hiding or running [m/s, >= speed].
+        aim_height: NPCs look and shoot at this height above the feet [m, > 0].
+        hide: in wander mode, run for cover when an NPC sees the player.
+        hide_candidates: random navmesh points considered as cover each time [>= 1].
+        hide_radius: cover is looked for within this distance [m, > 0].
+        footstep_loudness: loudness of footstep noises while faster than `footstep_speed` [>= 0; 0 = silent].
+        footstep_speed: footsteps are heard above this speed [m/s, >= 0].
+        footstep_interval_s: one footstep noise every this many seconds [s, > 0].
+    """
+
+    mode: str = "wander"
+    speed: float = 2.0
+    run_speed: float = 3.5
+    aim_height: float = 1.3
+    hide: bool = True
+    hide_candidates: int = 24
+    hide_radius: float = 15.0
+    footstep_loudness: float = 0.3
+    footstep_speed: float = 2.5
+    footstep_interval_s: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.mode not in PLAYER_MODES:
+            raise PlayerSettingsError(
+                f"player mode must be one of {', '.join(PLAYER_MODES)}, got {self.mode!r}"
+            )
+        for name in ("speed", "run_speed", "aim_height", "hide_radius", "footstep_interval_s"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+                raise PlayerSettingsError(f"{name} must be a positive number, got {v!r}")
+        if self.run_speed < self.speed:
+            raise PlayerSettingsError(f"run_speed must be >= speed ({self.speed}), got {self.run_speed!r}")
+        for name in ("footstep_loudness", "footstep_speed"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise PlayerSettingsError(f"{name} must be a number >= 0, got {v!r}")
+        if not (isinstance(self.hide_candidates, int) and self.hide_candidates >= 1):
+            raise PlayerSettingsError(
+                f"hide_candidates must be an integer >= 1, got {self.hide_candidates!r}"
+            )
+
+
+class Player:
+    """The player character.
+
+    Args:
+        world, query: the world and navmesh query. position: feet [m]. yaw: [rad].
+        settings: movement mode and speeds. rng: the player's Generator (derived from the world's).
+        route: waypoints for "route" mode [m]. loop: restart the route at its end.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        query: NavMeshQuery,
+        position: object,
+        *,
+        yaw: float = 0.0,
+        settings: PlayerSettings | None = None,
+        rng: np.random.Generator,
+        route: Sequence[Sequence[float]] = (),
+        loop: bool = True,
+    ) -> None:
+        self.world = world
+        self.query = query
+        self.settings = settings if settings is not None else PlayerSettings()
+        self.rng = rng
+        self.locomotor = Locomotor(
+            world,
+            query,
+            position,
+            yaw=yaw,
+            agent=AgentSettings(speed=self.settings.speed),
+            coupling=CouplingSettings(mode="agent_drives"),
+            group=groups.PLAYER,
+        )
+        self.route = [np.asarray(p, dtype=np.float64) for p in route]
+        self.loop = loop
+        self.waypoint = 0
+        self.hiding_until = -math.inf
+        self.hides = 0
+        self._next_step = 0.0
+        self._goal: np.ndarray | None = None
+        self._island = query.mesh.islands[max(0, query.polygon_at(self.locomotor.agent.next_position))]
+        self.keys: dict[int, int] = {}
+        if self.settings.mode == "route" and not self.route:
+            self.settings = PlayerSettings(**{**self.settings.__dict__, "mode": "wander"})
+
+    # -- state -------------------------------------------------------------------------------------------
+    @property
+    def body(self) -> int:
+        return self.locomotor.character.body
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.locomotor.position
+
+    @property
+    def aim_point(self) -> np.ndarray:
+        p = self.locomotor.position
+        p[2] += self.settings.aim_height
+        return p
+
+    def warp(self, position: object) -> bool:
+        """Teleport the player (snapped onto the mesh) and stop it."""
+        self._goal = None
+        self.locomotor.stop()
+        return self.locomotor.warp(position)
+
+    def go_to(self, target: object, speed: float | None = None) -> None:
+        """Walk to `target` [m] (scripts and tests steer the player with this)."""
+        self._goal = np.asarray(target, dtype=np.float64)
+        self.locomotor.set_destination(self._goal, speed=speed or self.settings.speed)
+
+    # -- the tick ----------------------------------------------------------------------------------------
+    def decide(self, time: float, watchers: np.ndarray) -> np.ndarray | None:
+        """Choose where to go; `watchers` (k, 3) are the eyes of the NPCs that see the player now.
+
+        Returns a footstep noise position when one is made this tick (else None).
+        """
+        mode = self.settings.mode
+        if mode == "route":
+            self._follow_route()
+        elif mode == "wander":
+            self._wander(time, watchers)
+        elif mode == "keyboard":
+            self._keyboard()
+        s = self.settings
+        if s.footstep_loudness > 0 and self.locomotor.speed > s.footstep_speed and time >= self._next_step:
+            self._next_step = time + s.footstep_interval_s
+            return self.position
+        return None
+
+    def _follow_route(self) -> None:
+        if self._goal is None or self.locomotor.arrived or not self.locomotor.agent.has_path:
+            if self._goal is not None:
+                self.waypoint += 1
+                if self.waypoint >= len(self.route):
+                    if not self.loop:
+                        self.locomotor.stop()
+                        return
+                    self.waypoint = 0
+            self.go_to(self.route[self.waypoint])
+
+    def _wander(self, time: float, watchers: np.ndarray) -> None:
+        s = self.settings
+        if s.hide and len(watchers) and time >= self.hiding_until:
+            cover = self._find_cover(watchers)
+            if cover is not None:
+                self.hides += 1
+                self.hiding_until = time + 3.0
+                self.go_to(cover, s.run_speed)
+                return
+        if self._goal is None or self.locomotor.arrived or not self.locomotor.agent.has_path:
+            for _ in range(8):
+                p, poly = self.query.random_point(self.rng)
+                if self.query.mesh.islands[poly] == self._island:
+                    self.go_to(p)
+                    return
+
+    def _find_cover(self, watchers: np.ndarray) -> np.ndarray | None:
+        """The nearest of some random navmesh points within `hide_radius` that no watcher can see (one
+        ray batch for all watcher x candidate pairs)."""
+        s = self.settings
+        pts, polys = self.query.random_points(self.rng, s.hide_candidates * 4)
+        here = self.position
+        d = np.linalg.norm(pts[:, :2] - here[:2], axis=1)
+        keep = (d <= s.hide_radius) & (self.query.mesh.islands[polys] == self._island)
+        pts, d = pts[keep][: s.hide_candidates], d[keep][: s.hide_candidates]
+        if len(pts) == 0:
+            return None
+        aims = pts + np.array([0.0, 0.0, s.aim_height])
+        eyes = np.repeat(watchers, len(aims), axis=0)
+        targets = np.tile(aims, (len(watchers), 1))
+        starts, ends = eye_rays(eyes, targets, 0.6)
+        hits = self.world.ray_test(starts, ends, mask=groups.STATIC)
+        hidden = hits.hit.reshape(len(watchers), len(aims)).all(axis=0)
+        if not hidden.any():
+            return None
+        i = int(np.flatnonzero(hidden)[np.argmin(d[hidden])])
+        return pts[i]
+
+    def _keyboard(self) -> None:
+        """Arrow keys or WASD move along the world axes (up = +Y); Shift runs; no key stops."""
+        try:
+            events = self.world.client.getKeyboardEvents()
+        except Exception:  # no GUI: nothing pressed
+            events = {}
+        import pybullet as pb
+
+        down = {k for k, v in events.items() if v & pb.KEY_IS_DOWN}
+        x = float(bool(down & {pb.B3G_RIGHT_ARROW, ord("d")})) - float(
+            bool(down & {pb.B3G_LEFT_ARROW, ord("a")})
+        )
+        y = float(bool(down & {pb.B3G_UP_ARROW, ord("w")})) - float(
+            bool(down & {pb.B3G_DOWN_ARROW, ord("s")})
+        )
+        if x == 0 and y == 0:
+            self.locomotor.stop()
+            return
+        run = pb.B3G_SHIFT in down
+        speed = self.settings.run_speed if run else self.settings.speed
+        self.locomotor.move_freely(speed, math.atan2(y, x))
+
+    def before_physics(self, dt: float) -> None:
+        self.locomotor.before_physics(dt)
+
+    def after_physics(self) -> None:
+        self.locomotor.after_physics()

@@ -1,0 +1,508 @@
+"""The simulation loop: one object owns the world, the navmesh query, the NPCs and the player.
+
+One tick, in order (DESIGN.md):
+    1. perceive  - sight for the NPCs whose staggered timer fires (overlap query for candidates, view
+                   cones in numpy, one ray batch for all line-of-sight rays), hearing of this tick's
+                   noises (numpy), obstacle box casts for wandering NPCs whose probe timer fires
+    2. decide    - each NPC's state machine turns percepts into intents; the player decides too
+    3-5. navigate / animate / couple - `Locomotor.before_physics` for every character
+    6. physics   - `world.step()`, then `after_physics` for every character
+    7. record    - this tick's events go to the world's event log; trails are sampled
+
+Deterministic under the seed: every random draw comes from Generators derived, in a fixed order, from
+the world's `rng`.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from navigation.agent import AgentSettings
+from navigation.navmesh import NavMesh
+from navigation.query import NavMeshQuery
+from npc_ai.animation import AnimatorSettings
+from npc_ai.behaviour import STATE_CODES, BehaviourSettings, Noise, Npc
+from npc_ai.behaviour.brain import _xyz
+from npc_ai.behaviour.perception import (
+    EYE_CLEARANCE,
+    Perception,
+    Viewer,
+    heard,
+    probe_obstacles,
+)
+from npc_ai.body.locomotor import Locomotor
+from npc_ai.errors import NpcAiError
+from npc_ai.levels.navmesh import scene_navmesh
+from npc_ai.sim.player import Player, PlayerSettings
+from scenes import Scene, World, WorldSettings, groups
+
+GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
+
+
+class SimulationError(NpcAiError, ValueError):
+    """A simulation was asked for something impossible (no navmesh, a bad NPC count...)."""
+
+
+@dataclass(frozen=True)
+class SimulationSettings:
+    """What to simulate.
+
+    Attributes:
+        npcs: how many NPCs; None = the scene's spawns. More than the scene has adds NPCs at seeded random
+            navmesh points; fewer takes the first ones.
+        player: a `PlayerSettings` (mode "route", "wander", "still", "keyboard"), or None for no player.
+        trail_every: sample positions and states for the replay every this many ticks [>= 1; 0 = never].
+        world: world settings (tick length, substeps).
+        use_cache: load the navmesh from the on-disk cache when possible.
+        root_only_animation: animators compute root motion every tick and the skeleton pose only when
+            it is read (`AnimatorSettings.lazy_pose`: the same motion, about 4x cheaper). False samples
+            full poses every tick.
+    """
+
+    npcs: int | None = None
+    player: PlayerSettings | None = field(default_factory=PlayerSettings)
+    trail_every: int = 6
+    world: WorldSettings = field(default_factory=WorldSettings)
+    use_cache: bool = True
+    root_only_animation: bool = True
+
+    def __post_init__(self) -> None:
+        if self.npcs is not None and not (isinstance(self.npcs, int) and 0 <= self.npcs <= 10_000):
+            raise SimulationError(f"npcs must be an integer in 0..10000, got {self.npcs!r}")
+        if not (isinstance(self.trail_every, int) and self.trail_every >= 0):
+            raise SimulationError(f"trail_every must be an integer >= 0, got {self.trail_every!r}")
+
+
+@dataclass
+class Timings:
+    """Wall-clock seconds spent in each part of the tick (for `bench sim`)."""
+
+    perceive: float = 0.0
+    decide: float = 0.0
+    locomotion: float = 0.0
+    physics: float = 0.0
+    record: float = 0.0
+    pybullet: float = 0.0  # step + rays + box casts + overlap queries
+    ticks: int = 0
+
+    @property
+    def total(self) -> float:
+        return self.perceive + self.decide + self.locomotion + self.physics + self.record
+
+
+@dataclass
+class Trace:
+    """Sampled history for the replay picture.
+
+    Attributes:
+        times: (T,) [s]. positions: (T, n, 3) NPC feet [m]. yaws: (T, n) [rad]. states: (T, n) state codes
+        (see STATE_CODES). player: (T, 3) player feet [m] (NaN without a player).
+    """
+
+    names: list[str]
+    times: list[float] = field(default_factory=list)
+    positions: list[np.ndarray] = field(default_factory=list)
+    yaws: list[np.ndarray] = field(default_factory=list)
+    states: list[np.ndarray] = field(default_factory=list)
+    player: list[np.ndarray] = field(default_factory=list)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        n = len(self.names)
+        return {
+            "times": np.asarray(self.times),
+            "positions": np.asarray(self.positions).reshape(-1, n, 3),
+            "yaws": np.asarray(self.yaws).reshape(-1, n),
+            "states": np.asarray(self.states, dtype=np.int64).reshape(-1, n),
+            "player": np.asarray(self.player).reshape(-1, 3),
+        }
+
+
+class Simulation:
+    """Enemies and a player in one PyBullet world.
+
+    Args:
+        scene: the level (its NPC spawns, archetypes, player spawn and route).
+        seed: seeds the world's Generator, from which every other random draw derives.
+        settings: NPC count, player mode, trail sampling.
+        gui: open the PyBullet GUI.
+        navmesh: a navmesh to use instead of baking / loading the scene's.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        *,
+        seed: int = 0,
+        settings: SimulationSettings | None = None,
+        gui: bool = False,
+        navmesh: NavMesh | None = None,
+    ) -> None:
+        self.scene = scene
+        self.settings = settings if settings is not None else SimulationSettings()
+        self.world = World(scene, seed=seed, settings=self.settings.world, gui=gui)
+        try:
+            self._build(navmesh)
+        except BaseException:
+            self.world.close()
+            raise
+
+    def _build(self, navmesh: NavMesh | None) -> None:
+        world, scene, s = self.world, self.scene, self.settings
+        mesh = navmesh if navmesh is not None else scene_navmesh(world, use_cache=s.use_cache)[0]
+        if mesh.polygon_count == 0:
+            raise SimulationError(f"scene {scene.name!r} has no walkable navmesh")
+        self.query = NavMeshQuery(mesh)
+        self.timings = Timings()
+        self._pending: list[tuple[Npc | None, str, dict[str, Any]]] = []
+        self._noises: list[Noise] = []
+        # archetype settings are validated before anything is spawned
+        archetypes: dict[str, BehaviourSettings] = {}
+        for spawn in scene.npcs:
+            if spawn.archetype not in archetypes:
+                archetypes[spawn.archetype] = BehaviourSettings.for_archetype(scene, spawn.archetype)
+        default = archetypes.get("default") or BehaviourSettings.for_archetype(scene, "default")
+        rng = world.rng
+        count = len(scene.npcs) if s.npcs is None else s.npcs
+        spawns: list[tuple[str, np.ndarray, float, BehaviourSettings, tuple]] = []
+        for i, spawn in enumerate(scene.npcs[:count]):
+            spawns.append(
+                (
+                    spawn.name or f"npc{i}",
+                    np.asarray(spawn.position, dtype=np.float64),
+                    math.radians(spawn.yaw_deg),
+                    archetypes[spawn.archetype],
+                    spawn.patrol,
+                )
+            )
+        if count > len(spawns):
+            main_island = self.query.mesh.islands[int(np.argmax(self.query.mesh.areas))]
+            names = {n for n, *_ in spawns}
+            while len(spawns) < count:
+                p, poly = self.query.random_point(rng)
+                if self.query.mesh.islands[poly] != main_island:
+                    continue
+                k = len(spawns)
+                name = f"npc{k}"
+                while name in names:
+                    name += "_"
+                names.add(name)
+                spawns.append((name, p, float(rng.uniform(-math.pi, math.pi)), default, ()))
+        self.npcs: list[Npc] = []
+        # a grid scene's mesh is not eroded (radius 0): its agents still need a body
+        radius = scene.navmesh.agent_radius if scene.navmesh.agent_radius > 0 else GRID_AGENT_RADIUS
+        agent = AgentSettings(radius=radius, height=scene.navmesh.agent_height)
+        animator = AnimatorSettings(lazy_pose=s.root_only_animation)
+        for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
+            loco = Locomotor(world, self.query, pos, yaw=yaw, agent=agent, animator=animator)
+            npc_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
+            self.npcs.append(Npc(name, i, loco, behaviour, self, npc_rng, route))
+        self.player: Player | None = None
+        if s.player is not None:
+            spawn = scene.player
+            player_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
+            if spawn is not None:
+                pos, yaw, route, loop = spawn.position, math.radians(spawn.yaw_deg), spawn.route, spawn.loop
+            else:
+                pos, _ = self.query.random_point(player_rng)
+                yaw, route, loop = 0.0, (), True
+            self.player = Player(
+                world, self.query, pos, yaw=yaw, settings=s.player, rng=player_rng, route=route, loop=loop
+            )
+        self._bodies = {npc.body: npc for npc in self.npcs}
+        period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
+        self._period = period
+        self.perception = Perception(world, period_ticks=max(period, default=1))
+        self.trace = Trace([n.name for n in self.npcs])
+        world.step()  # settle one tick so every pose is a physics pose
+        for npc in self.npcs:
+            npc.locomotor.after_physics()
+        if self.player is not None:
+            self.player.after_physics()
+        for npc in self.npcs:
+            npc.start()
+        self._flush()
+        self._sample()
+
+    # -- services for the NPCs (NpcEnv) ---------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        return self.world.time
+
+    @property
+    def dt(self) -> float:
+        return self.world.dt
+
+    def record(self, npc: Npc | None, event: str, data: dict[str, Any]) -> None:
+        """Queue an event for this tick's record phase."""
+        self._pending.append((npc, event, data))
+
+    def hitscan(self, npc: Npc) -> dict[str, Any]:
+        """Fire npc's hit-scan ray along its facing, pitched at the player, with the seeded spread."""
+        s = npc.settings
+        eye = npc.eye
+        target = npc.target_point if npc.target_point is not None else eye + np.array([1.0, 0, 0])
+        horizontal = float(np.hypot(*(target - eye)[:2]))
+        pitch = math.atan2(float(target[2] - eye[2]), max(horizontal, 1e-6))
+        spread = math.radians(s.shot_spread_deg)
+        yaw = npc.yaw + float(npc.rng.uniform(-spread, spread))
+        pitch += float(npc.rng.uniform(-spread, spread))
+        direction = np.array(
+            [math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)]
+        )
+        start = eye + direction * (npc.locomotor.character.radius + EYE_CLEARANCE)
+        t0 = _time.perf_counter()
+        hits = self.world.ray_test(start[None], (start + direction * s.shoot_range)[None])
+        self.timings.pybullet += _time.perf_counter() - t0
+        body = int(hits.body[0])
+        hit = self.player is not None and body == self.player.body
+        kind = groups.NAMES.get(self.world.groups.get(body, 0), "none") if body >= 0 else "none"
+        out: dict[str, Any] = {"hit": hit, "struck": kind}
+        if self.player is not None:
+            out["target"] = _xyz(self.player.position)
+        if body >= 0:
+            out["point"] = _xyz(hits.point[0])
+        if body in self._bodies:
+            out["struck_npc"] = self._bodies[body].name
+        return out
+
+    def broadcast_alert(self, npc: Npc, position: np.ndarray) -> None:
+        """Share `npc`'s sighting with allies within its alert radius."""
+        r = npc.settings.alert_radius
+        if r <= 0:
+            return
+        for other in self.npcs:
+            if other is npc:
+                continue
+            if float(np.linalg.norm(other.position[:2] - npc.position[:2])) <= r:
+                other.on_alert(position, npc.name)
+
+    def emit_noise(self, position: object, loudness: float = 1.0, source: str = "") -> None:
+        """A noise (a footstep, a thrown stone) heard by NPCs in the next perceive phase."""
+        p = np.asarray(position, dtype=np.float64)
+        if p.shape != (3,) or not np.isfinite(p).all() or not (math.isfinite(loudness) and loudness >= 0):
+            raise SimulationError(
+                f"a noise needs a 3-D position and a loudness >= 0, got {position!r}, {loudness!r}"
+            )
+        self._noises.append(Noise(p, float(loudness), source, self.time))
+        self.record(
+            None, "noise", {"position": _xyz(p), "loudness": round(float(loudness), 4), "source": source}
+        )
+
+    # -- the tick ---------------------------------------------------------------------------------------
+    def step(self) -> None:
+        """One fixed tick: perceive, decide, locomotion, physics, record."""
+        clock = _time.perf_counter
+        t0 = clock()
+        self._perceive()
+        t1 = clock()
+        self._decide()
+        t2 = clock()
+        dt = self.world.dt
+        for npc in self.npcs:
+            npc.locomotor.before_physics(dt)
+        if self.player is not None:
+            self.player.before_physics(dt)
+        t3 = clock()
+        self.world.step()
+        t4 = clock()
+        for npc in self.npcs:
+            npc.locomotor.after_physics()
+        if self.player is not None:
+            self.player.after_physics()
+        t5 = clock()
+        self._flush()
+        if self.settings.trail_every and self.world.tick % self.settings.trail_every == 0:
+            self._sample()
+        t6 = clock()
+        tm = self.timings
+        tm.perceive += t1 - t0
+        tm.decide += t2 - t1
+        tm.locomotion += (t3 - t2) + (t5 - t4)
+        tm.physics += t4 - t3
+        tm.pybullet += t4 - t3
+        tm.record += t6 - t5
+        tm.ticks += 1
+
+    def run(self, seconds: float, *, realtime: bool = False) -> None:
+        """Step for `seconds` of simulated time (paced to the wall clock when `realtime`)."""
+        ticks = max(0, round(seconds / self.world.dt))
+        start = _time.perf_counter()
+        for k in range(ticks):
+            self.step()
+            if realtime:
+                ahead = (k + 1) * self.world.dt - (_time.perf_counter() - start)
+                if ahead > 0:
+                    _time.sleep(ahead)
+
+    def _perceive(self) -> None:
+        world, tick, t = self.world, self.world.tick, self.world.time
+        clock = _time.perf_counter
+        pb_time = 0.0
+        # sight: the NPCs whose staggered timer fires this tick, one ray batch for all of them
+        due = [n for n, p in zip(self.npcs, self._period, strict=True) if (tick + n.index) % p == 0]
+        if due:
+            if self.player is None:
+                for npc in due:
+                    npc.on_sight(None, None)
+            else:
+                viewers = [
+                    Viewer(
+                        eye=npc.eye,
+                        yaw=npc.yaw,
+                        body=npc.body,
+                        clearance=npc.locomotor.character.radius + EYE_CLEARANCE,
+                        radius=npc.settings.lose_sight_radius if npc.sees else npc.settings.sight_radius,
+                        cos_half_angle=npc.settings.cos_half_angle,
+                    )
+                    for npc in due
+                ]
+                player = self.player
+                a = clock()
+                seen = self.perception.sense(viewers, {player.body: player.aim_point})
+                pb_time += clock() - a
+                feet = player.position
+                for npc, sighting in zip(due, seen, strict=True):
+                    point = sighting.visible.get(player.body)
+                    npc.on_sight(point, feet if point is not None else None)
+        # hearing: every noise of the last tick against every NPC, in numpy
+        if self._noises and self.npcs:
+            noises, self._noises = self._noises, []
+            ears = np.array([n.position for n in self.npcs])  # feet: noises are made on the floor
+            ranges = np.array([n.settings.hearing_range for n in self.npcs])
+            mask = heard(
+                ears,
+                np.array([z.position for z in noises]),
+                np.array([z.loudness for z in noises]),
+                ranges,
+            )
+            for i, j in np.argwhere(mask):
+                if noises[j].source != self.npcs[i].name:
+                    self.npcs[i].on_noise(noises[j])
+        # obstacle probes for wandering NPCs whose detection timer fires
+        for npc in self.npcs:
+            if npc.wants_probe():
+                s = npc.settings
+                ch = npc.locomotor.character
+                a = clock()
+                npc.on_probe(
+                    probe_obstacles(
+                        world,
+                        body=npc.body,
+                        feet=npc.position,
+                        yaw=npc.yaw,
+                        body_radius=ch.radius,
+                        height=ch.height,
+                        skin=s.probe_skin,
+                        reach=s.probe_range,
+                        obstacle_range=s.obstacle_range,
+                        time=t,
+                        edge_gap=self._mesh_gap(npc),
+                    )
+                )
+                pb_time += clock() - a
+        self.timings.pybullet += pb_time
+
+    def _mesh_gap(self, npc: Npc) -> Callable[[float], float]:
+        """Distance from npc to the navmesh edge along a heading (inf when the mesh goes on): box casts see
+        walls and bodies, the mesh also sees ledges and drops, so a wanderer stays on the mesh."""
+        here = npc.position
+        reach = npc.settings.probe_range
+
+        def gap(yaw: float) -> float:
+            hit = self.query.raycast(here, here + reach * np.array([math.cos(yaw), math.sin(yaw), 0.0]))
+            return math.inf if (not hit.valid or hit.walkable) else hit.fraction * reach
+
+        return gap
+
+    def _decide(self) -> None:
+        for npc in self.npcs:
+            npc.decide()
+        if self.player is not None:
+            watchers = [n.eye for n in self.npcs if n.sees]
+            eyes = np.array(watchers) if watchers else np.zeros((0, 3))
+            t0 = _time.perf_counter()
+            step = self.player.decide(self.time, eyes)
+            if watchers:
+                self.timings.pybullet += _time.perf_counter() - t0
+            if step is not None:
+                self.emit_noise(step, self.player.settings.footstep_loudness, "player")
+
+    def _flush(self) -> None:
+        t = self.world.time
+        for npc, event, data in self._pending:
+            if npc is None:
+                self.world.events.record(t, event, npc="", **data)
+            else:
+                self.world.events.record(
+                    t, event, npc=npc.name, state=npc.state, position=_xyz(npc.position), **data
+                )
+        self._pending.clear()
+
+    def _sample(self) -> None:
+        tr = self.trace
+        tr.times.append(self.world.time)
+        tr.positions.append(np.array([n.position for n in self.npcs]).reshape(-1, 3))
+        tr.yaws.append(np.array([n.yaw for n in self.npcs]))
+        tr.states.append(np.array([STATE_CODES.get(n.state, -1) for n in self.npcs]))
+        tr.player.append(self.player.position if self.player is not None else np.full(3, np.nan))
+
+    # -- results ---------------------------------------------------------------------------------------
+    @property
+    def events(self):
+        return self.world.events
+
+    def timeline(self, events: tuple[str, ...] | None = None) -> list[str]:
+        """One line per event: time, NPC, event, the key details."""
+        out = []
+        for e in self.world.events:
+            if events is not None and e.event not in events:
+                continue
+            d = dict(e.data)
+            who = d.pop("npc", "")
+            d.pop("state", None)
+            pos = d.pop("position", None)
+            details = " ".join(f"{k}={_short(v)}" for k, v in d.items())
+            at = f" at {_short(pos)}" if pos is not None else ""
+            out.append(f"{e.t:8.2f} s  {who:<10} {e.event:<12}{at} {details}".rstrip())
+        return out
+
+    def summary(self) -> list[str]:
+        """One line per NPC: time per state, sightings, shots and hits, distance from its start."""
+        out = []
+        counts = Counter((e.data.get("npc"), e.event) for e in self.world.events)
+        for npc in self.npcs:
+            total = sum(npc.state_time.values()) or 1.0
+            shares = ", ".join(
+                f"{k} {100 * v / total:.0f}%"
+                for k, v in sorted(npc.state_time.items(), key=lambda kv: -kv[1])
+            )
+            out.append(
+                f"{npc.name:<10} {npc.home:<7} spotted {npc.spotted}, shots {npc.shots} ({npc.hits} hit), "
+                f"chases {counts[(npc.name, 'chase')]}, searches {counts[(npc.name, 'search')]}, "
+                f"heard {counts[(npc.name, 'heard')]}; time: {shares}; now {npc.state}"
+            )
+        return out
+
+    def close(self) -> None:
+        self.world.close()
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, list) and len(v) == 3 and all(isinstance(x, int | float) for x in v):
+        return f"({v[0]:.1f}, {v[1]:.1f})"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)

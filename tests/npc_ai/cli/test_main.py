@@ -1,0 +1,236 @@
+"""The `npc-ai` command line, run as a real process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+
+def npc_ai(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "npc_ai", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_scenes_lists_every_builtin() -> None:
+    out = npc_ai("scenes")
+    assert out.returncode == 0, out.stderr
+    for name in ("arena", "warehouse", "compound", "monastery"):
+        assert name in out.stdout
+
+
+def test_run_simulates_and_summarises_every_npc() -> None:
+    out = npc_ai("run", "warehouse", "--seconds", "2", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("scene warehouse: 4 NPCs")
+    assert "2.0 s simulated" in out.stdout and "timeline:" in out.stdout
+    for name in ("guard_a", "guard_b", "guard_c", "guard_d"):
+        assert f"  {name} " in out.stdout.split("summary:")[1]
+
+
+def test_run_loads_a_movingai_map(movingai_dir: Path) -> None:
+    out = npc_ai("run", str(movingai_dir / "den312d.map"), "--seconds", "1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("scene den312d")
+
+
+def test_same_seed_same_output_across_processes() -> None:
+    def body(text: str) -> str:  # everything but the wall-clock timings on the first line
+        return text.split("\n", 1)[1]
+
+    a = npc_ai("run", "compound", "--seconds", "3", "--seed", "5").stdout
+    b = npc_ai("run", "compound", "--seconds", "3", "--seed", "5").stdout
+    c = npc_ai("run", "compound", "--seconds", "3", "--seed", "6").stdout
+    assert body(a) == body(b)
+    assert body(a) != body(c)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "atlantis"], "not a built-in scene"),
+        (["run", "/no/such/file.toml"], "no such scene file"),
+        (["run", "arena", "--seconds", "nan"], "seconds must be a number"),
+        (["run", "arena", "--seconds", "0"], "seconds must be in"),
+        (["run", "arena", "--seed", "-4"], "seed must be a non-negative integer"),
+        (["teleport"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_status_2(args: list[str], message: str) -> None:
+    out = npc_ai(*args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_malformed_scene_file_is_named(tmp_path: Path) -> None:
+    f = tmp_path / "broken.toml"
+    f.write_text('[scene]\nname = "b"\n[[box]]\ncenter = [0, 0, 0]\nsize = [1, -2, 1]\n')
+    out = npc_ai("run", str(f))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"npc-ai: error: {f}: box[0].size[1]: must be greater than 0, got -2"
+
+
+def test_gui_without_display_says_so_and_runs_headless() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    out = npc_ai("run", "arena", "--seconds", "0.5", "--gui", env=env)
+    assert out.returncode == 0
+    assert "--gui needs a display" in out.stderr
+    assert "0.5 s simulated" in out.stdout
+
+
+def test_demo_runs_in_the_warehouse_and_draws_the_replay(tmp_path: Path) -> None:
+    out = npc_ai("demo", "--seconds", "5", "--out", str(tmp_path / "demo.png"))
+    assert out.returncode == 0, out.stderr
+    assert "scene warehouse: 4 NPCs" in out.stdout
+    assert (tmp_path / "demo.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_clip_info_json_has_the_documented_keys() -> None:
+    import json
+
+    out = npc_ai("clip", "info", "walk", "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    for key in ("frames", "fps", "duration_s", "root_speed_mps", "contacts"):
+        assert key in info
+    assert info["frames"] == 39
+    assert info["root_speed_mps"] == pytest.approx(0.98, rel=0.02)
+
+
+def test_clip_info_reads_the_cmu_bvh(movingai_dir: Path) -> None:
+    import json
+
+    bvh = movingai_dir.parent / "mocap" / "cmu_131_01_start_walk_stop.bvh"
+    info = json.loads(npc_ai("clip", "info", str(bvh), "--json").stdout)
+    assert info["frames"] == 995 and info["fps"] == pytest.approx(120.0, abs=0.01)
+    assert info["contacts"]["left"]["count"] > 0 and info["contacts"]["right"]["count"] > 0
+
+
+def test_clip_plot_writes_a_png(tmp_path: Path) -> None:
+    out = npc_ai("clip", "plot", "run", "--out", str(tmp_path / "run.png"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_truncated_bvh_is_one_line_naming_the_line(tmp_path: Path) -> None:
+    f = tmp_path / "cut.bvh"
+    f.write_text("HIERARCHY\nROOT Hips\n{\n")
+    out = npc_ai("clip", "info", str(f))
+    assert out.returncode == 2
+    assert "cut.bvh" in out.stderr and "line" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_nav_scen_writes_the_documented_csv(tmp_path: Path, movingai_dir: Path) -> None:
+    import csv
+
+    out_csv = tmp_path / "arena.csv"
+    out = npc_ai(
+        "nav",
+        "scen",
+        str(movingai_dir / "arena.map"),
+        str(movingai_dir / "arena.map.scen"),
+        "--out",
+        str(out_csv),
+    )
+    assert out.returncode == 0, out.stderr
+    assert (
+        "polygons" in out.stdout and "median" in out.stdout and "p95" in out.stdout and "bake" in out.stdout
+    )
+    assert (
+        out_csv.read_text().splitlines()[0]
+        == "index,start_x,start_y,goal_x,goal_y,octile_length,length,status,micros"
+    )
+    rows = list(csv.reader(out_csv.open()))
+    body = rows[1:]
+    assert len(body) == 160 and [int(r[0]) for r in body] == list(range(160))
+    for r in body:
+        assert r[7] == "complete"
+        assert float(r[6]) <= float(r[5]) + 1e-3  # any-angle never longer than octile (file rounds to 1e-5)
+        assert float(r[8]) > 0
+
+
+def test_nav_bake_prints_time_and_polygons_and_plots(tmp_path: Path) -> None:
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    first = npc_ai("nav", "bake", "arena", "--plot", str(tmp_path / "nav.png"), env=env)
+    assert first.returncode == 0, first.stderr
+    assert "baked in" in first.stdout and "polygons" in first.stdout
+    assert (tmp_path / "nav.png").read_bytes()[:4] == b"\x89PNG"
+    second = npc_ai("nav", "bake", "arena", env=env)
+    assert "loaded from the cache" in second.stdout
+    assert list((tmp_path / "cache").glob("*.npz"))
+
+
+def test_nav_scen_bad_map_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "x.map"
+    bad.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n")
+    out = npc_ai("nav", "scen", str(bad), str(bad))
+    assert out.returncode == 2
+    assert "x.map" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
+    import json
+
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    args = [
+        "bench",
+        "sync",
+        "--routes",
+        "1",
+        "--modes",
+        "agent_drives",
+        "root_motion_pull_agent",
+        "--tau",
+        "0.15",
+    ]
+    args += ["--json", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"), "--quiet"]
+    out = npc_ai(*args, env=env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert set(data["modes"]) == {"agent_drives", "root_motion_pull_agent"}
+    keys = {"foot_skate_ratio", "contact_foot_speed_mps", "drift_mean_m", "drift_max_m"}
+    keys |= {"drift_over_radius_frac", "path_ratio", "success_rate", "wall_contacts"}
+    for metrics in data["modes"].values():
+        assert keys <= set(metrics)
+        assert metrics["success_rate"] == 1.0
+    assert (tmp_path / "out" / "tau_sweep.png").is_file() and (tmp_path / "out" / "sync_modes.csv").is_file()
+    assert "agent_drives" in out.stdout and "tau sweep" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["clip", "plot", "walk", "--out", "/nonexistent-npc-ai/x.png"],
+        ["nav", "bake", "arena", "--plot", "/nonexistent-npc-ai/p.png"],
+        ["nav", "bake", "arena", "--save", "/nonexistent-npc-ai/m.npz"],
+        ["bench", "sync", "--json", "/nonexistent-npc-ai/x.json"],
+        ["bench", "sim", "--json", "/nonexistent-npc-ai/x.json"],
+        ["run", "arena", "--events", "/nonexistent-npc-ai/e.jsonl"],
+    ],
+)
+def test_unwritable_outputs_are_refused_before_any_work(args: list[str]) -> None:
+    out = npc_ai(*args)
+    assert out.returncode == 2
+    assert "does not exist" in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_clip_render_writes_a_filmstrip_quietly(tmp_path: Path) -> None:
+    out = npc_ai("clip", "render", "walk", "--frames", "3", "--out", str(tmp_path / "strip.png"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # PyBullet's URDF importer warnings are kept off the terminal
+    assert (tmp_path / "strip.png").read_bytes()[:4] == b"\x89PNG"

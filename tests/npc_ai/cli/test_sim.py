@@ -1,0 +1,71 @@
+"""`npc-ai run`, `npc-ai demo`: outputs, the events file, bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from npc_ai.cli.sim import add_demo_arguments, add_run_arguments, cmd_demo, cmd_run
+from npc_ai.cli.types import UsageError
+from scenes import SceneError
+
+EVENT_NAMES = {"spotted", "aim", "shoot", "lost", "chase", "arrived", "search", "gave-up", "heard", "alerted"}
+
+
+def parse(add, argv):
+    p = argparse.ArgumentParser()
+    add(p)
+    return p.parse_args(argv)
+
+
+def test_run_writes_events_and_plot(tmp_path: Path, capsys) -> None:
+    events, plot = tmp_path / "e.jsonl", tmp_path / "r.png"
+    args = parse(
+        add_run_arguments,
+        [
+            "warehouse",
+            "--npcs",
+            "5",
+            "--seconds",
+            "20",
+            "--seed",
+            "3",
+            "--player",
+            "wander",
+            "--events",
+            str(events),
+            "--plot",
+            str(plot),
+        ],
+    )
+    assert cmd_run(args) == 0
+    out = capsys.readouterr().out
+    assert "timeline:" in out and "summary:" in out and "spotted" in out
+    rows = [json.loads(line) for line in events.read_text().splitlines()]
+    assert rows and all({"t", "event", "npc"} <= set(r) for r in rows)
+    named = [r for r in rows if r["event"] in EVENT_NAMES]
+    assert {"spotted", "aim", "chase"} <= {r["event"] for r in named}
+    assert all("position" in r for r in named)
+    assert all("target" in r for r in named if r["event"] in ("spotted", "chase", "alerted"))
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_demo_writes_the_default_picture(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cmd_demo(parse(add_demo_arguments, ["--seconds", "3"])) == 0
+    assert (tmp_path / "npc-ai-demo.png").is_file()
+    assert "guards in the warehouse" in capsys.readouterr().out
+
+
+def test_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="does not exist"):
+        cmd_run(parse(add_run_arguments, ["arena", "--events", str(tmp_path / "no" / "e.jsonl")]))
+    with pytest.raises(SceneError, match="not a built-in scene"):
+        cmd_run(parse(add_run_arguments, ["nowhere"]))
+    with pytest.raises(UsageError, match="--player keyboard needs --gui"):
+        cmd_run(parse(add_run_arguments, ["arena", "--player", "keyboard"]))
+    with pytest.raises(SystemExit):
+        parse(add_run_arguments, ["arena", "--npcs", "-1"])
