@@ -19,10 +19,14 @@ class RayHitsLike(Protocol):
     Any object with these attributes will do (the PyBullet world returns its own `scenes.RayHits`).
     """
 
-    body: np.ndarray
-    fraction: np.ndarray
-    point: np.ndarray
-    normal: np.ndarray
+    @property
+    def body(self) -> np.ndarray: ...
+    @property
+    def fraction(self) -> np.ndarray: ...
+    @property
+    def point(self) -> np.ndarray: ...
+    @property
+    def normal(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

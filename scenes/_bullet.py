@@ -9,10 +9,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any, TextIO, TypeAlias
+
+# A `pybullet_utils.bullet_client.BulletClient` (pybullet ships no type information).
+Client: TypeAlias = Any
 
 
 @contextlib.contextmanager
-def silenced_c_output(*streams):
+def silenced_c_output(*streams: TextIO) -> Iterator[None]:
     """Send the C-level output of the given streams (default stdout and stderr) to /dev/null."""
     saved: list[tuple[int, int]] = []
     for stream in streams or (sys.stdout, sys.stderr):
@@ -33,7 +39,7 @@ def silenced_c_output(*streams):
             os.close(copy)
 
 
-def _quiet_import():
+def _quiet_import() -> tuple[ModuleType, ModuleType, ModuleType]:
     with silenced_c_output(sys.stderr):
         import pybullet
         import pybullet_data
@@ -46,7 +52,7 @@ pybullet, pybullet_data, bullet_client = _quiet_import()
 DATA_PATH: str = pybullet_data.getDataPath()
 
 
-def new_client(gui: bool = False):
+def new_client(gui: bool = False) -> Client:
     """Open a fresh physics client (DIRECT, or GUI when asked); the caller owns and closes it."""
     mode = pybullet.GUI if gui else pybullet.DIRECT
     if gui:

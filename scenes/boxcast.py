@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes._bullet import Client
 from scenes._bullet import pybullet as pb
 from scenes.errors import WorldError
 
@@ -51,7 +52,7 @@ def _vec3(value: object, name: str) -> np.ndarray:
 
 
 def box_cast(
-    client,
+    client: Client,
     shape: int,
     orientation: tuple[float, float, float, float],
     start: np.ndarray,
@@ -113,9 +114,9 @@ def box_cast(
     return BoxCastHit(False, 1.0, length, e, np.full(3, np.nan), np.zeros(3), -1)
 
 
-def box_shape(client, half_extents: np.ndarray) -> int:
+def box_shape(client: Client, half_extents: np.ndarray) -> int:
     """A collision shape for box casts (the caller caches it per half-extents)."""
     h = np.asarray(half_extents, dtype=np.float64)
     if h.shape != (3,) or not (np.isfinite(h).all() and (h > 0).all()):
         raise WorldError(f"box half extents must be 3 positive finite numbers, got {half_extents!r}")
-    return client.createCollisionShape(pb.GEOM_BOX, halfExtents=h.tolist())
+    return int(client.createCollisionShape(pb.GEOM_BOX, halfExtents=h.tolist()))

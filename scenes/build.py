@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenes import groups
+from scenes._bullet import Client
 from scenes._bullet import pybullet as pb
 from scenes.errors import SceneError
 from scenes.model import Asset, Box, Color, Platform, Ramp, Scene, Stairs
@@ -31,7 +32,8 @@ class StaticBox:
 
 
 def _quat(roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0) -> tuple[float, float, float, float]:
-    return tuple(pb.getQuaternionFromEuler((roll, pitch, yaw)))  # type: ignore[return-value]
+    x, y, z, w = pb.getQuaternionFromEuler((roll, pitch, yaw))
+    return (float(x), float(y), float(z), float(w))
 
 
 def scene_boxes(scene: Scene) -> list[StaticBox]:
@@ -70,7 +72,8 @@ def _ramp(r: Ramp) -> StaticBox:
     q = _quat(pitch=-pitch, yaw=yaw)
     up = np.asarray(pb.getMatrixFromQuaternion(q)).reshape(3, 3)[:, 2]
     centre = (start + end) / 2 - up * (r.thickness / 2)
-    return StaticBox(tuple(centre), (length / 2, r.width / 2, r.thickness / 2), q, r.name or "ramp")  # type: ignore[arg-type]
+    cx, cy, cz = (float(v) for v in centre)
+    return StaticBox((cx, cy, cz), (length / 2, r.width / 2, r.thickness / 2), q, r.name or "ramp")
 
 
 def _stairs(s: Stairs) -> list[StaticBox]:
@@ -118,7 +121,7 @@ def _platform(p: Platform) -> list[StaticBox]:
 
 
 class _Builder:
-    def __init__(self, client, scene: Scene, visuals: bool) -> None:
+    def __init__(self, client: Client, scene: Scene, visuals: bool) -> None:
         self.c = client
         self.scene = scene
         self.visuals = visuals
@@ -132,11 +135,12 @@ class _Builder:
         return body
 
     def box(self, b: StaticBox, color: Color) -> int:
-        key = tuple(round(h, 9) for h in b.half_extents)
-        shape = self._shapes.get(key)  # type: ignore[arg-type]
+        hx, hy, hz = b.half_extents
+        key = (round(hx, 9), round(hy, 9), round(hz, 9))
+        shape = self._shapes.get(key)
         if shape is None:
             shape = self.c.createCollisionShape(pb.GEOM_BOX, halfExtents=b.half_extents)
-            self._shapes[key] = shape  # type: ignore[index]
+            self._shapes[key] = shape
         visual = -1
         if self.visuals:
             visual = self.c.createVisualShape(pb.GEOM_BOX, halfExtents=b.half_extents, rgbaColor=color)
@@ -172,7 +176,7 @@ class _Builder:
             raise SceneError(self.scene.source, key, f"PyBullet could not load {a.path}: {exc}") from None
 
 
-def build_static(client, scene: Scene, *, visuals: bool = False) -> tuple[int, ...]:
+def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> tuple[int, ...]:
     """Create all static bodies of `scene` in `client`; return their ids (nothing is left on failure)."""
     b = _Builder(client, scene, visuals)
     try:

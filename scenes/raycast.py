@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes._bullet import Client
 from scenes.errors import WorldError
 
 MAX_RAYS_PER_BATCH = 16_383  # PyBullet's MAX_RAY_INTERSECTION_BATCH_SIZE - 1; 16,384 silently fails
@@ -51,7 +52,7 @@ def _check_rays(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.ascontiguousarray(s), np.ascontiguousarray(e)
 
 
-def _batch(client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int) -> RayHits:
+def _batch(client: Client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int) -> RayHits:
     n = len(starts)
     body = np.full(n, -1, dtype=np.int64)
     fraction = np.ones(n)
@@ -76,7 +77,7 @@ def _batch(client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int
 
 
 @contextlib.contextmanager
-def hidden_from_rays(client, bodies: dict[int, tuple[int, int]]) -> Iterator[None]:
+def hidden_from_rays(client: Client, bodies: dict[int, tuple[int, int]]) -> Iterator[None]:
     """Take `bodies` (id -> (group, mask) to restore) out of every collision group while the block runs.
 
     Rays test a body's group against their mask before anything else, so a body in no group is invisible
@@ -94,7 +95,7 @@ def hidden_from_rays(client, bodies: dict[int, tuple[int, int]]) -> Iterator[Non
 
 
 def ray_test(
-    client,
+    client: Client,
     starts: np.ndarray,
     ends: np.ndarray,
     *,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenes import groups
-from scenes._bullet import new_client
+from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, box_cast, box_shape
 from scenes.build import build_static
@@ -70,7 +70,7 @@ class PoseCache:
     @property
     def yaw(self) -> np.ndarray:
         x, y, z, w = self.orientations.T
-        return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        return np.asarray(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
     def index(self, body: int) -> int:
         """Row of `body` in the arrays."""
@@ -99,7 +99,7 @@ class World:
         seed: int = 0,
         settings: WorldSettings | None = None,
         gui: bool = False,
-        client=None,
+        client: Client | None = None,
     ) -> None:
         self.scene = scene
         self.settings = settings if settings is not None else WorldSettings()
@@ -195,7 +195,7 @@ class World:
                 f"capsule needs radius > 0, height > 2 * radius, mass > 0; got {radius}, {height}, {mass}"
             )
         shape = self.client.createCollisionShape(pb.GEOM_CAPSULE, radius=radius, height=height - 2 * radius)
-        body = self.client.createMultiBody(
+        body: int = self.client.createMultiBody(
             mass, shape, -1, (p[0], p[1], p[2] + height / 2), pb.getQuaternionFromEuler((0, 0, yaw))
         )
         self.client.changeDynamics(

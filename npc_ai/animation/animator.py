@@ -211,7 +211,8 @@ class Animator:
         self.skeleton: Skeleton = self.locomotion_set.walk.clip.skeleton
         self.feet = self.locomotion_set.walk.clip.feet
         blend = BlendSpace1D(self.locomotion_set.samples, self.settings.max_play_rate)
-        self.states: dict[str, AnimState] = {"locomotion": LocomotionState(blend)}
+        self._locomotion = LocomotionState(blend)
+        self.states: dict[str, AnimState] = {"locomotion": self._locomotion}
         for name, state in (actions or {}).items():
             if name in self.states:
                 raise AnimationSettingsError(f"state name {name!r} is taken")
@@ -260,11 +261,11 @@ class Animator:
 
     @property
     def gait(self) -> Gait:
-        return self.states["locomotion"].gait  # type: ignore[attr-defined]
+        return self._locomotion.gait
 
     @property
     def phase(self) -> float:
-        return self.states["locomotion"].phase  # type: ignore[attr-defined]
+        return self._locomotion.phase
 
     def joint_positions(self) -> np.ndarray:
         """(J, 3) joint positions of the current pose in the character frame (origin on the floor under
@@ -302,16 +303,16 @@ class Animator:
             if w >= 1.0:
                 self._fade_out = None
         self._pose = out.pose
-        loco = self.states["locomotion"]
+        loco = self._locomotion
         return RootMotion(
             delta_local=np.asarray(out.delta_local, dtype=float),
             delta_yaw=float(out.delta_yaw),
             dt=dt,
-            phase=loco.phase,  # type: ignore[attr-defined]
-            play_rate=loco.play_rate,  # type: ignore[attr-defined]
+            phase=loco.phase,
+            play_rate=loco.play_rate,
             state=self._state.name,
             gait=self.gait.value,
-            weights=tuple(float(w) for w in loco.weights),  # type: ignore[attr-defined]
+            weights=tuple(float(w) for w in loco.weights),
         )
 
     def _switch(self, name: str) -> None:

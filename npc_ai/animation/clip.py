@@ -183,7 +183,7 @@ class Clip:
         motion needs; much cheaper than `sample`, which also slerps every joint)."""
         if np.ndim(t) == 0:  # scalar fast path: plain floats beat numpy's per-call overhead by ~10x
             return self._sample_root_scalar(float(t))
-        i, a, k = self._frame_coords(t)
+        i, a, k = self._frame_coords(np.asarray(t, dtype=np.float64))
         a3 = a[..., None]
         pos = (
             (1 - a3) * self.positions[i] + a3 * self.positions[i + 1] + k[..., None] * self.cycle_displacement
@@ -206,13 +206,13 @@ class Clip:
         pos = (1 - a) * self.positions[i] + a * self.positions[i + 1] + k * self.cycle_displacement
         yaw_cycle = float(self.yaw[-1] - self.yaw[0]) if self.loop else 0.0
         yaw = (1 - a) * float(self.yaw[i]) + a * float(self.yaw[i + 1]) + k * yaw_cycle
-        return pos, np.float64(yaw)
+        return pos, np.asarray(yaw)
 
     def sample(self, t: float | np.ndarray) -> ClipSample:
         """Sample the clip at times ``t`` [s] (scalar or array): lerp of positions and offsets, slerp of
         rotations; loops wrap and carry the cycle displacement, one-shot clips clamp."""
         pos, yaw = self.sample_root(t)
-        i, a, _ = self._frame_coords(t)
+        i, a, _ = self._frame_coords(np.asarray(t, dtype=np.float64))
         a3 = a[..., None]
         off = (1 - a3) * self.root_offsets[i] + a3 * self.root_offsets[i + 1]
         rots = quat.slerp(self.rotations[i], self.rotations[i + 1], a[..., None])

@@ -84,8 +84,17 @@ def load_urdf_skeleton(path: str | Path | None = None, scale: float = URDF_SCALE
     except ET.ParseError as exc:
         raise ClipFormatError(source, f"line {exc.position[0]}", f"invalid URDF XML: {exc}") from None
     joints = root.findall("joint")
-    children = {j.find("child").get("link") for j in joints if j.find("child") is not None}
-    links = [link.get("name") for link in root.findall("link")]
+
+    def linked(joint: ET.Element, tag: str) -> str:
+        """The link named by a joint's <parent>/<child> element (ClipFormatError when it is missing)."""
+        element = joint.find(tag)
+        name = element.get("link") if element is not None else None
+        if not name:
+            raise ClipFormatError(source, f"joint {joint.get('name')!r}", f"has no <{tag} link=...>")
+        return name
+
+    children = {linked(j, "child") for j in joints}
+    links = [link.get("name") or "" for link in root.findall("link")]
     # The skeleton root is the first link whose parent is a fixed joint to a root-less "base" (or any
     # link that is never a child).
     names: list[str] = []
@@ -96,20 +105,20 @@ def load_urdf_skeleton(path: str | Path | None = None, scale: float = URDF_SCALE
     if len(base) != 1:
         raise ClipFormatError(source, "robot", f"expected one root link, found {base}")
     start = base[0]
-    fixed_to_base = [j for j in joints if j.find("parent").get("link") == start and j.get("type") == "fixed"]
+    fixed_to_base = [j for j in joints if linked(j, "parent") == start and j.get("type") == "fixed"]
     if len(fixed_to_base) == 1:  # base -> root fixed joint (the DeepMimic humanoid)
-        start = fixed_to_base[0].find("child").get("link")
+        start = linked(fixed_to_base[0], "child")
     names.append(start)
     parents.append(-1)
     offsets.append(np.zeros(3))
-    pending = [j for j in joints if j.find("child").get("link") != start]
+    pending = [j for j in joints if linked(j, "child") != start]
     while pending:
         progressed = False
         for j in list(pending):
-            parent = j.find("parent").get("link")
+            parent = linked(j, "parent")
             if parent not in names:
                 continue
-            child = j.find("child").get("link")
+            child = linked(j, "child")
             origin = j.find("origin")
             where = f"joint {j.get('name')!r}"
             xyz = _floats(origin.get("xyz") if origin is not None else "0 0 0", 3, source, where)

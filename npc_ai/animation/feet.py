@@ -49,7 +49,9 @@ class ContactPoint:
 
 
 @lru_cache(maxsize=4)
-def urdf_collision_boxes(path: str | None = None, scale: float | None = None) -> dict[str, tuple]:
+def urdf_collision_boxes(
+    path: str | None = None, scale: float | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Collision boxes of a URDF by link name: (centre (3,), size (3,)) in the link's frame converted to
     the Z-up convention, metres (URDF units x ``scale``; default the DeepMimic humanoid at 0.25)."""
     from .deepmimic import URDF_SCALE, pybullet_data_path
@@ -57,16 +59,18 @@ def urdf_collision_boxes(path: str | None = None, scale: float | None = None) ->
     scale = URDF_SCALE if scale is None else scale
     file = Path(path) if path is not None else pybullet_data_path() / "humanoid" / "humanoid.urdf"
     root = ET.fromstring(file.read_bytes().rstrip(b"\x00 \t\r\n"))
-    boxes = {}
+    boxes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for link in root.findall("link"):
         col = link.find("collision")
         box = col.find("geometry/box") if col is not None else None
-        if box is None:
+        if col is None or box is None:
             continue
         origin = col.find("origin")
-        xyz = np.array([float(v) for v in (origin.get("xyz") if origin is not None else "0 0 0").split()])
-        size = np.array([float(v) for v in box.get("size").split()])
-        boxes[link.get("name")] = (xyz * scale, size * scale)
+        xyz = np.array(
+            [float(v) for v in (origin.get("xyz", "0 0 0") if origin is not None else "0 0 0").split()]
+        )
+        size = np.array([float(v) for v in box.get("size", "0 0 0").split()])
+        boxes[link.get("name", "")] = (xyz * scale, size * scale)
     return boxes
 
 
@@ -78,7 +82,7 @@ def _humanoid_sole(side: int, joint: str) -> list[ContactPoint]:
     for name, sx in (("heel", -1.0), ("toe", 1.0)):
         y_up = centre + np.array([sx * half[0], -half[1], 0.0])  # bottom face (-y in the Y-up model)
         z_up = quat.y_up_to_z_up_vector(y_up)
-        points.append(ContactPoint(side, joint, tuple(float(v) for v in z_up), name))
+        points.append(ContactPoint(side, joint, (float(z_up[0]), float(z_up[1]), float(z_up[2])), name))
     return points
 
 

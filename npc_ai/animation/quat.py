@@ -7,6 +7,7 @@ Convention: quaternions are ``(..., 4)`` arrays in scalar-last order ``(x, y, z,
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -69,7 +70,7 @@ def from_axis_angle(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     return np.concatenate([axis * np.sin(half), np.cos(half) * np.ones_like(axis[..., :1])], axis=-1)
 
 
-def from_yaw(yaw: np.ndarray) -> np.ndarray:
+def from_yaw(yaw: ArrayLike) -> np.ndarray:
     """Quaternions for rotations of ``yaw (...)`` [rad] about the world z axis."""
     half = 0.5 * np.asarray(yaw, dtype=float)
     zero = np.zeros_like(half)
@@ -122,7 +123,7 @@ def y_up_to_z_up_vector(v: np.ndarray) -> np.ndarray:
     return np.asarray(v, dtype=float) @ Y_UP_TO_Z_UP.T
 
 
-def rotate_yaw(yaw: np.ndarray, v: np.ndarray) -> np.ndarray:
+def rotate_yaw(yaw: ArrayLike, v: ArrayLike) -> np.ndarray:
     """Rotate vectors ``v (..., 3)`` about z by ``yaw (...)`` [rad] (cheaper than a quaternion)."""
     v = np.asarray(v, dtype=float)
     c = np.cos(yaw)

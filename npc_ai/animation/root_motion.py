@@ -47,10 +47,12 @@ class RootMotion:
 
     def delta_world(self, yaw: float) -> np.ndarray:
         """(3,) displacement in the world for a character facing ``yaw`` [rad]."""
-        return quat.rotate_yaw(np.float64(yaw), self.delta_local)
+        return quat.rotate_yaw(yaw, self.delta_local)
 
 
-def root_motion_deltas(clip: Clip, t0: np.ndarray, t1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def root_motion_deltas(
+    clip: Clip, t0: float | np.ndarray, t1: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised root motion from times ``t0`` to ``t1`` [s] (any shape, broadcast).
 
     Returns:

@@ -7,6 +7,7 @@ physics engine. The capsule is symmetric about Z, so facing (`yaw`) is owned by 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class Character:
     def __init__(
         self,
         world: World,
-        position: object,
+        position: Iterable[float],
         *,
         radius: float = 0.35,
         height: float = 1.8,
@@ -37,7 +38,7 @@ class Character:
         self.world = world
         self.radius = float(radius)
         self.height = float(height)
-        self.body = world.add_capsule(position, radius=radius, height=height, yaw=yaw, group=group)  # type: ignore[arg-type]
+        self.body = world.add_capsule(position, radius=radius, height=height, yaw=yaw, group=group)
         self._row = world.poses.index(self.body)
         self.yaw = float(yaw)
 

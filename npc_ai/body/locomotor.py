@@ -139,7 +139,10 @@ class Locomotor:
         distance (plus `ARRIVE_TOLERANCE` for the last step of a stopping animation) of the path's end."""
         if not (self.agent.has_path and self.agent.arrived and self.speed < 0.1):
             return False
-        end = self.agent.path.points[-1]  # type: ignore[union-attr]  # the destination, or a partial path's end
+        path = self.agent.path
+        if path is None:
+            return False
+        end = path.points[-1]  # the destination, or a partial path's end
         gap = float(np.hypot(*(self.position - end)[:2]))
         return gap <= self.agent.settings.stopping_distance + ARRIVE_TOLERANCE
 

@@ -25,10 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from npc_ai.animation import quat
+from npc_ai.animation.animator import Animator
 from npc_ai.animation.clip import Clip, Pose
 from npc_ai.animation.deepmimic import URDF_SCALE, load_urdf_skeleton, pybullet_data_path
 from npc_ai.animation.errors import AnimationError
-from scenes._bullet import silenced_c_output
+from scenes._bullet import Client, silenced_c_output
 
 _C = np.array([math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])  # Y-up model -> Z-up world
 _C_INV = quat.conjugate(_C)
@@ -51,7 +52,7 @@ def _vector3(value: object, what: str) -> np.ndarray:
 
 def _finite(value: object, what: str) -> float:
     try:
-        out = float(value)  # type: ignore[arg-type]
+        out = float(np.asarray(value, dtype=np.float64))
     except (TypeError, ValueError):
         raise AnimationError(f"{what} must be a finite number, got {value!r}") from None
     if not math.isfinite(out):
@@ -80,7 +81,7 @@ class PosedHumanoid:
 
     def __init__(
         self,
-        client: object,
+        client: Client,
         *,
         position: object = (0.0, 0.0, 0.0),
         yaw: float = 0.0,
@@ -213,9 +214,9 @@ class PosedHumanoid:
                     forces=[_HOLD_FORCE] * len(self._rev_links),
                 )
 
-    def set_from_animator(self, animator: object, root_position: object, yaw: float) -> None:
+    def set_from_animator(self, animator: Animator, root_position: object, yaw: float) -> None:
         """``set_pose(animator.pose, root_position, yaw)`` (the NPC's trajectory point and facing)."""
-        self.set_pose(animator.pose, root_position, yaw)  # type: ignore[attr-defined]
+        self.set_pose(animator.pose, root_position, yaw)
 
     # ------------------------------------------------------------------ read back
     def link_positions(self) -> dict[str, np.ndarray]:

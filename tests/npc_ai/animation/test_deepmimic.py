@@ -131,3 +131,27 @@ def test_nonuniform_durations_are_resampled():
     clip = parse_deepmimic(_frames_doc(frames, loop="none"))
     assert clip.duration == pytest.approx(sum(f[0] for f in frames[:-1]))
     assert np.allclose(np.diff(clip.frame_times), 1 / clip.fps)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            "<robot><link name='a'/><link name='b'/><joint name='j'><parent link='a'/></joint></robot>",
+            "no <child",
+        ),
+        (
+            "<robot><link name='a'/><link name='b'/><joint name='j'><child link='b'/></joint></robot>",
+            "no <parent",
+        ),
+        ("<robot><link name='a'/><joint", "invalid URDF XML"),
+    ],
+)
+def test_malformed_urdf_is_a_clip_format_error(tmp_path, body: str, message: str) -> None:
+    from npc_ai.animation import ClipFormatError
+    from npc_ai.animation.deepmimic import load_urdf_skeleton
+
+    f = tmp_path / "bad.urdf"
+    f.write_text(body)
+    with pytest.raises(ClipFormatError, match=message):
+        load_urdf_skeleton(f)
