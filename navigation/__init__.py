@@ -7,14 +7,28 @@ from navigation.agent import AgentSettings, NavAgent
 from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
 from navigation.cache import cached_bake, content_hash
 from navigation.errors import MapFormatError, NavigationError, NavMeshError, NavSettingsError
-from navigation.funnel import corridor_portals, polyline_length, portal_midpoint_path, string_pull
+from navigation.funnel import (
+    corridor_portals,
+    drop_collinear,
+    polyline_length,
+    portal_midpoint_path,
+    string_pull,
+)
 from navigation.grid_bake import bake_geometry, bake_grid, bake_polygons, grid_free_geometry
 from navigation.heightfield import Heightfield, sample_heightfield
 from navigation.movingai import GridMap, Scenario, parse_map, parse_scenarios, read_map, read_scenarios
 from navigation.navmesh import FLAG_ISLAND, NavMesh, build_navmesh
 from navigation.plot import plot_navmesh
 from navigation.protocols import RayHits, RayHitsLike, RaySource, SolidProbe
-from navigation.query import NavMeshQuery, NearestPoint, PathResult, PathStatus, RaycastHit, WallDistance
+from navigation.query import (
+    NavMeshQuery,
+    NearestPoint,
+    PathResult,
+    QueryReason,
+    QueryStatus,
+    RaycastHit,
+    WallDistance,
+)
 from navigation.ray_bake import bake_from_rays, bake_heightfield
 from navigation.settings import BakeSettings
 
@@ -33,7 +47,8 @@ __all__ = [
     "NavigationError",
     "NearestPoint",
     "PathResult",
-    "PathStatus",
+    "QueryReason",
+    "QueryStatus",
     "RayHits",
     "RayHitsLike",
     "RaySource",
@@ -52,6 +67,7 @@ __all__ = [
     "cached_bake",
     "content_hash",
     "corridor_portals",
+    "drop_collinear",
     "grid_free_geometry",
     "parse_map",
     "parse_scenarios",

@@ -8,6 +8,7 @@ character is the caller's choice: with `update_position` on, `position` follows 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
-from navigation.query import NavMeshQuery, PathResult, PathStatus
+from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
 _CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
 _MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
@@ -154,20 +155,25 @@ class NavAgent:
         return self._path
 
     @property
-    def path_status(self) -> PathStatus | None:
-        """COMPLETE, PARTIAL (goal unreachable: the path ends at the nearest reachable point) or INVALID."""
+    def path_status(self) -> QueryStatus | None:
+        """SUCCESS, PARTIAL (goal unreachable: the path ends at the nearest reachable point) or INVALID."""
         return None if self._path is None else self._path.status
 
     @property
     def has_path(self) -> bool:
-        return self._path is not None and self._path.status is not PathStatus.INVALID
+        return self._points() is not None
+
+    def _points(self) -> np.ndarray | None:
+        """The current path's points, None without a usable (non-INVALID) path."""
+        if self._path is None or self._path.status is QueryStatus.INVALID:
+            return None
+        return self._path.points
 
     @property
     def corners(self) -> np.ndarray:
         """Remaining path corners, the steering target first [m]; (0, 3) without a path."""
-        if not self.has_path:
-            return np.zeros((0, 3))
-        return self._path.points[self._corner :].copy()  # type: ignore[union-attr]
+        pts = self._points()
+        return np.zeros((0, 3)) if pts is None else pts[self._corner :].copy()
 
     @property
     def steering_target(self) -> np.ndarray:
@@ -209,30 +215,30 @@ class NavAgent:
         dist = float(np.linalg.norm(to))
         if dist < 1e-9:
             return np.zeros(3)
-        speed = self._speed_limit()
-        return to / dist * speed
+        velocity: np.ndarray = to / dist * self._speed_limit()
+        return velocity
 
     # -- commands ------------------------------------------------------------------------------------
-    def set_destination(self, target: object) -> PathStatus:
+    def set_destination(self, target: object) -> QueryStatus:
         """Plan a path to `target` (snapped onto the mesh). A target that moved less than
         `repath_tolerance` from the current one keeps the path and only moves its end."""
         goal = _point(target, "destination")
         snapped = self.query.nearest_point(goal, self.settings.snap_distance)
         if snapped.found:
             goal = snapped.point
-        if self._destination is not None and self.has_path and self._path.status is PathStatus.COMPLETE:  # type: ignore[union-attr]
+        path = self._path
+        if self._destination is not None and path is not None and path.status is QueryStatus.SUCCESS:
             moved = float(np.linalg.norm(goal[:2] - self._destination[:2]))
             if moved <= self.settings.repath_tolerance:
                 last = self.corners[-2] if len(self.corners) > 1 else self._next
                 if self.query.raycast(last, goal).walkable:
-                    pts = self._path.points.copy()  # type: ignore[union-attr]
+                    pts = path.points.copy()
                     pts[-1] = goal
-                    self._path = PathResult(self._path.status, self._path.corridor, pts, self._path.exact)  # type: ignore[union-attr]
+                    self._path = dataclasses.replace(path, points=pts)
                     self._destination = goal
-                    return self._path.status
+                    return path.status
         self._destination = goal
-        self._replan()
-        return self._path.status  # type: ignore[union-attr]
+        return self._replan(goal).status
 
     def reset_path(self) -> None:
         """Forget the destination and path; the agent brakes to a stop."""
@@ -250,7 +256,7 @@ class NavAgent:
         self._position = self._next.copy()
         self.velocity = np.zeros(3)
         if self._destination is not None:
-            self._replan()
+            self._replan(self._destination)
         return True
 
     # -- the tick ------------------------------------------------------------------------------------
@@ -305,7 +311,9 @@ class NavAgent:
 
     def _walk_path(self, distance: float) -> None:
         """Move `distance` metres along the remaining path corners, consuming the corners passed."""
-        pts = self._path.points  # type: ignore[union-attr]
+        pts = self._points()
+        if pts is None:
+            return
         pos = self._next
         while distance > 1e-12 and self._corner < len(pts):
             corner = pts[self._corner]
@@ -328,10 +336,11 @@ class NavAgent:
             raise NavMeshError(f"{what} {p!r} is not within {self.settings.snap_distance} m of the navmesh")
         return found.point.copy()
 
-    def _replan(self) -> None:
-        self._path = self.query.find_path(self._next, self._destination)
+    def _replan(self, destination: np.ndarray) -> PathResult:
+        self._path = self.query.find_path(self._next, destination)
         self._corner = 1
         self.repaths += 1
+        return self._path
 
     def _on_surface(self, p: np.ndarray) -> np.ndarray:
         """`p` with its height taken from the mesh polygon under it (path segments are walkable already)."""
@@ -360,13 +369,13 @@ class NavAgent:
         return start.copy()
 
     def _check_corridor(self) -> None:
-        if not self.has_path or self._destination is None:
+        pts = self._points()
+        if pts is None or self._destination is None:
             return
-        pts = self._path.points  # type: ignore[union-attr]
         a = pts[self._corner - 1] if self._corner - 1 < len(pts) else pts[-1]
         b = pts[min(self._corner, len(pts) - 1)]
         if _segment_distance_xy(self._next, a, b) > self.settings.corridor_tolerance:
-            self._replan()
+            self._replan(self._destination)
 
     def _turn_toward(self, heading: float, dt: float) -> None:
         self.yaw = turn_toward(self.yaw, heading, math.radians(self.settings.angular_speed_deg) * dt)

@@ -38,7 +38,7 @@ class ScenarioRow:
     status: str
     micros: float
 
-    def as_tuple(self) -> tuple:
+    def as_tuple(self) -> tuple[int | float | str, ...]:
         return tuple(getattr(self, f) for f in ROW_FIELDS)
 
 

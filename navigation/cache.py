@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ def content_hash(*parts: object) -> str:
     return h.hexdigest()
 
 
-def cached_bake(key: tuple | list, bake: Callable[[], NavMesh], cache_dir: str | Path) -> NavMesh:
+def cached_bake(key: Sequence[object], bake: Callable[[], NavMesh], cache_dir: str | Path) -> NavMesh:
     """Load the mesh cached under content_hash(*key) in cache_dir, or call bake() and store it.
 
     A cache file that cannot be read (old version, corrupt) is re-baked and overwritten.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import shapely
@@ -49,7 +50,9 @@ def erode(free: shapely.Geometry, agent_radius: float, quad_segs: int = 4) -> Mu
     return as_multipolygon(shapely.buffer(free, -agent_radius, quad_segs=quad_segs))
 
 
-def bake_geometry(free: shapely.Geometry, max_verts_per_poly: int = 6, meta: dict | None = None) -> NavMesh:
+def bake_geometry(
+    free: shapely.Geometry, max_verts_per_poly: int = 6, meta: dict[str, Any] | None = None
+) -> NavMesh:
     """A flat (z = 0) navmesh covering a polygonal free-space geometry exactly."""
     mp = as_multipolygon(free)
     if mp.is_empty or mp.area <= 0:

@@ -46,7 +46,8 @@ class Heightfield:
     @property
     def walkable(self) -> np.ndarray:
         """(ny, nx, L) bool: which span slots hold a walkable floor."""
-        return np.isfinite(self.z)
+        walkable: np.ndarray = np.isfinite(self.z)
+        return walkable
 
 
 def _cast(source: RaySource, starts: np.ndarray, ends: np.ndarray) -> RayHits:
@@ -185,7 +186,7 @@ def _clearance(
     starts = np.column_stack([x, y, z + h])
     ends = np.column_stack([x, y, z - 2.0 * ch])
     down = _cast(source, starts, ends)
-    keep = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z) <= ch / 2)
+    keep: np.ndarray = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z) <= ch / 2)
     probe = getattr(source, "boxes_overlap", None)
     check = np.flatnonzero(keep & covered)
     if probe is not None and check.size:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -28,6 +29,20 @@ def _frozen(a: Any, dtype: Any) -> np.ndarray:
     return out
 
 
+class PolygonLoops(NamedTuple):
+    """The polygons as plain Python lists, for scalar per-polygon loops (searches, point-in-polygon).
+
+    Attributes:
+        xy: per polygon, its (x, y) corners [m], counter-clockwise.
+        vertex_ids: per polygon, its vertex ids.
+        neighbors: per polygon, the polygon across each edge (-1 = wall).
+    """
+
+    xy: list[list[tuple[float, float]]]
+    vertex_ids: list[list[int]]
+    neighbors: list[list[int]]
+
+
 @dataclass(frozen=True, eq=False)
 class NavMesh:
     """Convex polygons with portals. Build it with `build_navmesh`; all arrays are read-only.
@@ -39,7 +54,8 @@ class NavMesh:
         poly_neighbors: (sum of sizes,) polygon across each edge, -1 for a wall edge.
         planes: (np, 3) height plane of each polygon (z = a x + b y + c).
         areas: (np,) horizontal area of each polygon [m^2].
-        islands: (np,) connected-component label; 0 is the largest component (by area).
+        islands: (np,) connected-component label (>= 0); `build_navmesh` gives 0 to the largest component
+            by area. `main_island` says which label is the largest, for any mesh.
         flags: (np,) uint16 bit flags (FLAG_ISLAND).
         meta: free-form JSON-able description (bake source, settings, content hash).
     """
@@ -52,11 +68,44 @@ class NavMesh:
     areas: np.ndarray
     islands: np.ndarray
     flags: np.ndarray
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def polygon_count(self) -> int:
         return int(self.poly_offsets.shape[0] - 1)
+
+    @cached_property
+    def island_areas(self) -> np.ndarray:
+        """(k,) total horizontal area of each island label 0..k-1 [m^2] (0 for an unused label)."""
+        out = np.bincount(self.islands, weights=self.areas, minlength=1 if self.polygon_count else 0)
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def main_island(self) -> int:
+        """The island agents live on: the label with the largest total walkable area (ties: the lowest
+        label); -1 for a mesh without polygons. Spawns, wander targets and sample paths use this island."""
+        return int(np.argmax(self.island_areas)) if self.polygon_count else -1
+
+    @cached_property
+    def loops(self) -> PolygonLoops:
+        """The polygons as plain Python lists (see `PolygonLoops`); built once per mesh."""
+        off, v = self.poly_offsets.tolist(), self.vertices
+        ids = [self.poly_verts[off[p] : off[p + 1]].tolist() for p in range(self.polygon_count)]
+        xy = [[(float(v[i, 0]), float(v[i, 1])) for i in poly] for poly in ids]
+        nbs = [self.poly_neighbors[off[p] : off[p + 1]].tolist() for p in range(self.polygon_count)]
+        return PolygonLoops(xy, ids, nbs)
+
+    @cached_property
+    def length_scale(self) -> float:
+        """Largest horizontal coordinate magnitude, at least 1 [m]: what tolerances are relative to."""
+        extent = float(np.abs(self.vertices[:, :2]).max()) if self.vertices.size else 1.0
+        return max(1.0, extent)
+
+    @property
+    def length_epsilon(self) -> float:
+        """Horizontal distance below which two points count as the same [m] (1e-9 x `length_scale`)."""
+        return 1e-9 * self.length_scale
 
     def polygon(self, p: int) -> np.ndarray:
         """Vertex ids of polygon p (CCW)."""
@@ -168,6 +217,8 @@ class NavMesh:
         for name, shape in (("planes", (n, 3)), ("areas", (n,)), ("islands", (n,)), ("flags", (n,))):
             if np.shape(getattr(self, name)) != shape:
                 raise NavMeshError(f"{name} must have shape {shape}, got {np.shape(getattr(self, name))}")
+        if n and np.min(self.islands) < 0:
+            raise NavMeshError("islands must hold labels >= 0")
         object.__setattr__(self, "vertices", _frozen(v, np.float64))
         object.__setattr__(self, "poly_offsets", _frozen(off, np.int64))
         object.__setattr__(self, "poly_verts", _frozen(pv, np.int64))
@@ -188,7 +239,7 @@ def build_navmesh(
     vertices: np.ndarray,
     polygons: list[list[int]] | list[np.ndarray],
     planes: np.ndarray | None = None,
-    meta: dict | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> NavMesh:
     """Assemble a NavMesh: find portals (edges used by two polygons in opposite directions), areas, islands.
 

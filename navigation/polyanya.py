@@ -12,15 +12,43 @@ distances [m]. Pure Python scalar maths: polygons have a handful of edges, numpy
 from __future__ import annotations
 
 import heapq
-from math import hypot
+from dataclasses import dataclass
+from math import hypot, inf, sqrt
 
 import numpy as np
 
 from navigation.navmesh import NavMesh
 
+# A search node: (root index, left x, left y, right x, right y, left vertex id, right vertex id, polygon,
+# edge of the polygon the interval lies on, parent node index, g of the root). Vertex ids are -1 for
+# interval ends inside an edge.
+_Node = tuple[int, float, float, float, float, int, int, int, int, int, float]
+# A root: (x, y, vertex id or -1 for the start, parent root index, g = path length to it [m]).
+_Root = tuple[float, float, int, int, float]
 
-class SearchBudgetExceededError(Exception):
-    """Raised internally when a search pops more than its node budget."""
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one Polyanya search found.
+
+    Attributes:
+        points: turning points (x [m], y [m], vertex id or -1) from start to goal; empty when not found.
+        corridor: polygon ids the path crosses, start to goal; empty when not found.
+        cost: horizontal length of the path [m]; inf when not found.
+        expanded: search nodes expanded.
+        budget_exceeded: the search stopped after `max_nodes` expansions before reaching the goal (so
+            `found` is False although a path may exist).
+    """
+
+    points: tuple[tuple[float, float, int], ...]
+    corridor: tuple[int, ...]
+    cost: float
+    expanded: int
+    budget_exceeded: bool = False
+
+    @property
+    def found(self) -> bool:
+        return len(self.points) > 0
 
 
 def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
@@ -31,47 +59,39 @@ class Polyanya:
     """Reusable exact any-angle search over one NavMesh (2-D, the mesh's horizontal projection)."""
 
     def __init__(self, mesh: NavMesh) -> None:
+        loops = mesh.loops
+        self._pxy, self._pvid, self._pnb = loops.xy, loops.vertex_ids, loops.neighbors
         n = mesh.polygon_count
         v = mesh.vertices
         off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
-        self.pxy: list[list[tuple[float, float]]] = []
-        self.pvid: list[list[int]] = []
-        self.pnb: list[list[int]] = []
-        for p in range(n):
-            ids = pv[off[p] : off[p + 1]].tolist()
-            self.pvid.append(ids)
-            self.pxy.append([(float(v[i, 0]), float(v[i, 1])) for i in ids])
-            self.pnb.append(nb[off[p] : off[p + 1]].tolist())
-        self.pback: list[list[int]] = []
+        # pback[p][k]: the edge index, in the polygon across edge k of p, of the same edge (-1 for a wall)
+        self._pback: list[list[int]] = []
         for p in range(n):
             back = []
-            for k, q in enumerate(self.pnb[p]):
+            for k, q in enumerate(self._pnb[p]):
                 if q < 0:
                     back.append(-1)
                     continue
-                a, b = self.pxy[p][k], self.pxy[p][(k + 1) % len(self.pxy[p])]
-                kq = len(self.pnb[q])
+                a, b = self._pxy[p][k], self._pxy[p][(k + 1) % len(self._pxy[p])]
+                kq = len(self._pnb[q])
                 found = -1
                 for j in range(kq):
-                    if self.pnb[q][j] == p and self.pxy[q][j] == b and self.pxy[q][(j + 1) % kq] == a:
+                    if self._pnb[q][j] == p and self._pxy[q][j] == b and self._pxy[q][(j + 1) % kq] == a:
                         found = j
                         break
                 back.append(found)
-            self.pback.append(back)
+            self._pback.append(back)
+        # corners: vertices on a wall edge (where paths may turn); ambiguous: on more than two wall edges
         wall_count = np.zeros(v.shape[0], dtype=np.int64)
         walls = nb < 0
-        poly_of = np.repeat(np.arange(n), np.diff(off))
         nxt = np.arange(pv.shape[0]) + 1
         nxt[off[1:] - 1] = off[:-1]
         np.add.at(wall_count, pv[walls], 1)
         np.add.at(wall_count, pv[nxt[walls]], 1)
-        del poly_of
-        self.corner = (wall_count > 0).tolist()
-        self.ambiguous = (wall_count > 2).tolist()
-        extent = float(np.abs(v[:, :2]).max()) if v.size else 1.0
-        self.scale = max(1.0, extent)
-        self.eps = 1e-9 * self.scale
-        self.otol = 1e-12 * self.scale * self.scale
+        self._corner: list[bool] = (wall_count > 0).tolist()
+        self._ambiguous: list[bool] = (wall_count > 2).tolist()
+        self.eps = mesh.length_epsilon  # [m] points closer than this are the same point
+        self._otol = 1e-12 * mesh.length_scale**2  # [m^2] orientation tests closer to 0 are collinear
 
     # --- geometry helpers -------------------------------------------------------------------------
     def _h(
@@ -98,7 +118,7 @@ class Polyanya:
         if d2 == 0.0:
             return hypot(px - ax, py - ay) <= self.eps
         t = ((px - ax) * ex + (py - ay) * ey) / d2
-        tol = self.eps / d2**0.5
+        tol = self.eps / sqrt(d2)
         return -tol <= t <= 1.0 + tol
 
     # --- search -----------------------------------------------------------------------------------
@@ -109,36 +129,34 @@ class Polyanya:
         goal: tuple[float, float],
         goal_polys: set[int],
         max_nodes: int = 200_000,
-    ) -> tuple[list[tuple[float, float, int]], list[int]] | None:
+    ) -> SearchResult:
         """Shortest path from start to goal.
 
         Args:
             start_polys: every polygon containing the start (several when it lies on an edge or vertex).
             goal_polys: every polygon containing the goal.
+            max_nodes: node budget; the search gives up (`budget_exceeded`) after expanding more.
         Returns:
-            (points, corridor): turning points (x, y, vertex id or -1) from start to goal, and the polygon
-            ids the path crosses; None when no path exists.
-        Raises:
-            SearchBudgetExceededError: more than max_nodes nodes were expanded.
+            the path (`found`), or why there is none: no path exists, or the budget ran out.
         """
         sx, sy = start
         gx, gy = goal
         common = [p for p in start_polys if p in goal_polys]
         if common:
-            return [(sx, sy, -1), (gx, gy, -1)], [common[0]]
-        pxy, pvid, pnb, pback = self.pxy, self.pvid, self.pnb, self.pback
-        corner, ambiguous = self.corner, self.ambiguous
-        eps, otol = self.eps, self.otol
+            return SearchResult(((sx, sy, -1), (gx, gy, -1)), (common[0],), hypot(gx - sx, gy - sy), 0)
+        pxy, pvid, pnb, pback = self._pxy, self._pvid, self._pnb, self._pback
+        corner, ambiguous = self._corner, self._ambiguous
+        eps, otol = self.eps, self._otol
         h = self._h
         # roots: (x, y, vid, parent root, g); nodes: (root, lx, ly, rx, ry, lvid, rvid, poly, edge, parent, g)
-        roots: list[tuple[float, float, int, int, float]] = [(sx, sy, -1, -1, 0.0)]
-        nodes: list[tuple] = []
+        roots: list[_Root] = [(sx, sy, -1, -1, 0.0)]
+        nodes: list[_Node] = []
         origin: dict[int, int] = {}
         root_g: dict[int, float] = {}
         heap: list[tuple[float, int, int]] = []
         start_set = set(start_polys)
         for p0 in start_polys:
-            xy, nbs, back, vids = pxy[p0], pnb[p0], pback[p0], pvid[p0]
+            xy, nbs, back = pxy[p0], pnb[p0], pback[p0]
             k = len(xy)
             for j in range(k):
                 q = nbs[j]
@@ -151,20 +169,20 @@ class Polyanya:
                 nodes.append((0, lx, ly, rx, ry, pvid[q][e2], pvid[q][(e2 + 1) % kq], q, e2, -1, 0.0))
                 origin[idx] = p0
                 heapq.heappush(heap, (h(sx, sy, lx, ly, rx, ry, gx, gy), idx, 0))
-        del vids
         popped = 0
         while heap:
-            _f, idx, final = heapq.heappop(heap)
+            f, idx, final = heapq.heappop(heap)
             node = nodes[idx]
             ri, lx, ly, rx, ry, lvid, rvid, p, e, _parent, g = node
             Rx, Ry, Rvid, _, Rg = roots[ri]
             if final:
-                return self._reconstruct(roots, nodes, origin, idx, final, gx, gy)
+                points, corridor = self._reconstruct(roots, nodes, origin, idx, final, gx, gy)
+                return SearchResult(points, corridor, f, popped)
             if Rvid >= 0 and not ambiguous[Rvid] and Rg > root_g.get(Rvid, Rg) + eps:
                 continue
             popped += 1
             if popped > max_nodes:
-                raise SearchBudgetExceededError(f"search expanded more than {max_nodes} nodes")
+                return SearchResult((), (), inf, max_nodes, budget_exceeded=True)
             xy, nbs, back = pxy[p], pnb[p], pback[p]
             k = len(xy)
             ax, ay = xy[e]
@@ -278,11 +296,11 @@ class Polyanya:
                 nidx = len(nodes)
                 nodes.append((nri, nlx, nly, nrx, nry, nlvid, nrvid, q, e2, idx, qg))
                 heapq.heappush(heap, (qg + h(qx, qy, nlx, nly, nrx, nry, gx, gy), nidx, 0))
-        return None
+        return SearchResult((), (), inf, popped)
 
     @staticmethod
     def _split(ri: int, a: float, b: float) -> list[tuple[int, int, float, float]]:
-        out = []
+        out: list[tuple[int, int, float, float]] = []
         t = int(a)
         while t < b:
             u0 = max(a - t, 0.0)
@@ -292,7 +310,18 @@ class Polyanya:
             t += 1
         return out
 
-    def _reconstruct(self, roots, nodes, origin, idx, final, gx, gy):
+    def _reconstruct(
+        self,
+        roots: list[_Root],
+        nodes: list[_Node],
+        origin: dict[int, int],
+        idx: int,
+        final: int,
+        gx: float,
+        gy: float,
+    ) -> tuple[tuple[tuple[float, float, int], ...], tuple[int, ...]]:
+        """Turning points and corridor of the path ending at node `idx`, reaching the goal through the
+        interval (final 3), around its left end (1) or its right end (2)."""
         node = nodes[idx]
         ri, lx, ly, rx, ry = node[0], node[1], node[2], node[3], node[4]
         pts: list[tuple[float, float, int]] = [(gx, gy, -1)]
@@ -305,7 +334,7 @@ class Polyanya:
             pts.append((x, y, vid))
             ri = parent
         pts.reverse()
-        corridor = []
+        corridor: list[int] = []
         i = idx
         while i >= 0:
             corridor.append(nodes[i][7])
@@ -320,4 +349,4 @@ class Polyanya:
                 out.append(pt)
         if len(out) == 1:
             out.append(pts[-1])
-        return out, corridor
+        return tuple(out), tuple(corridor)

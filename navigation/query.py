@@ -10,21 +10,44 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
 
 from navigation.errors import NavMeshError
-from navigation.funnel import corridor_portals, string_pull
+from navigation.funnel import corridor_portals, drop_collinear, string_pull
 from navigation.navmesh import NavMesh
-from navigation.polyanya import Polyanya, SearchBudgetExceededError
+from navigation.polyanya import Polyanya
 
 
-class PathStatus(enum.Enum):
-    COMPLETE = "complete"
-    PARTIAL = "partial"  # goal unreachable: path to the reachable point nearest the goal
-    INVALID = "invalid"  # start not on the mesh
+class QueryStatus(enum.Enum):
+    """How a query went, one vocabulary for every query (Detour's success / partial result / failure).
+
+    SUCCESS: the full answer. PARTIAL: an answer that stops short of what was asked (a path to the
+    reachable point nearest an unreachable goal; a surface walk stopped by a wall). INVALID: no answer
+    (the start is off the mesh, nothing is within range). `reason` says why a result is not plain SUCCESS.
+    """
+
+    SUCCESS = "success"
+    PARTIAL = "partial"
+    INVALID = "invalid"
+
+
+class QueryReason(enum.Flag):
+    """Why a query result is PARTIAL or INVALID, or how a SUCCESS was reached (Detour's detail bits).
+
+    Several may be set: a path to an unreachable goal found after the node budget ran out is
+    GOAL_UNREACHABLE | BUDGET_EXCEEDED.
+    """
+
+    NONE = 0
+    START_OFF_MESH = enum.auto()  # the start / query point is on no polygon (INVALID)
+    GOAL_UNREACHABLE = enum.auto()  # the path ends at the reachable point nearest the goal (PARTIAL)
+    BUDGET_EXCEEDED = enum.auto()  # the exact search ran out of nodes: the path is approximate
+    OUT_OF_RANGE = enum.auto()  # nothing (no polygon, no wall) within max_distance (INVALID)
+    WALL_HIT = enum.auto()  # the surface walk stopped at a wall edge before the end (PARTIAL)
 
 
 @dataclass(frozen=True)
@@ -32,16 +55,18 @@ class PathResult:
     """A path answer.
 
     Attributes:
-        status: COMPLETE, PARTIAL (ends at the reachable point nearest the goal) or INVALID (start off mesh).
+        status: SUCCESS, PARTIAL (goal unreachable: ends at the reachable point nearest the goal) or
+            INVALID (start off the mesh).
         corridor: polygon ids from start to end.
-        points: (k, 3) straight path [m]; empty for INVALID.
-        exact: True when the path is the exact shortest (Polyanya finished within its node budget).
+        points: (k, 3) straight path [m], no two consecutive segments collinear; empty for INVALID.
+        reason: NONE, START_OFF_MESH, GOAL_UNREACHABLE, and BUDGET_EXCEEDED when the exact search ran out
+            of nodes and the path came from A* over polygon centres plus string pulling.
     """
 
-    status: PathStatus
+    status: QueryStatus
     corridor: tuple[int, ...]
     points: np.ndarray
-    exact: bool = True
+    reason: QueryReason = QueryReason.NONE
 
     @property
     def length(self) -> float:
@@ -51,17 +76,42 @@ class PathResult:
 
     @property
     def ok(self) -> bool:
-        return self.status is PathStatus.COMPLETE
+        """The path reaches the goal (status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
+
+    @property
+    def exact(self) -> bool:
+        """The path is the exact shortest (the search finished within its node budget)."""
+        return QueryReason.BUDGET_EXCEEDED not in self.reason
 
 
 @dataclass(frozen=True)
 class NearestPoint:
-    """Nearest point on the mesh: `found` False (polygon -1) when nothing is within the search distance."""
+    """Nearest point on the mesh.
 
-    found: bool
+    Attributes:
+        status: SUCCESS, or INVALID (reason OUT_OF_RANGE: no polygon within the search distance; then
+            the point is NaN, the polygon -1 and the distance inf).
+        point: (3,) the point on the mesh [m].
+        polygon: the polygon it is on.
+        distance: how far the query point is from it [m].
+    """
+
+    status: QueryStatus
     point: np.ndarray
     polygon: int
     distance: float
+    reason: QueryReason = QueryReason.NONE
+
+    @property
+    def found(self) -> bool:
+        """A point was found (status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
+
+    @property
+    def ok(self) -> bool:
+        """Same as `found` (every result's `ok` means status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
 
 
 @dataclass(frozen=True)
@@ -69,29 +119,59 @@ class RaycastHit:
     """A walk along the mesh surface from start toward end.
 
     Attributes:
-        valid: False when the start is not on the mesh (nothing else is meaningful then).
-        walkable: True when the whole segment stays on the mesh.
-        fraction: where the walk stopped along start->end, in [0, 1] (1 if walkable).
+        status: SUCCESS (the whole segment stays on the mesh), PARTIAL (reason WALL_HIT: stopped at a wall
+            edge) or INVALID (reason START_OFF_MESH; nothing else is meaningful then).
+        fraction: where the walk stopped along start->end, in [0, 1] (1 for SUCCESS).
         point: (3,) where it stopped [m].
         normal: (3,) horizontal unit normal of the wall edge hit, pointing back into the mesh; zeros if none.
         polygons: polygon ids visited.
     """
 
-    valid: bool
-    walkable: bool
+    status: QueryStatus
     fraction: float
     point: np.ndarray
     normal: np.ndarray
     polygons: tuple[int, ...] = field(default=())
+    reason: QueryReason = QueryReason.NONE
+
+    @property
+    def valid(self) -> bool:
+        """The start is on the mesh (status is not INVALID)."""
+        return self.status is not QueryStatus.INVALID
+
+    @property
+    def walkable(self) -> bool:
+        """The whole segment stays on the mesh (status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
+
+    @property
+    def ok(self) -> bool:
+        """Same as `walkable` (every result's `ok` means status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
 
 
 @dataclass(frozen=True)
 class WallDistance:
-    """Distance [m] from a point to the nearest wall edge, the point on that edge, its inward normal."""
+    """Distance from a point to the nearest wall edge of its island.
 
+    Attributes:
+        status: SUCCESS, or INVALID: reason START_OFF_MESH (the point is on no polygon) or OUT_OF_RANGE
+            (no wall within max_distance); then the distance is inf, the point NaN, the normal zeros.
+        distance: horizontal distance to the wall [m].
+        point: (3,) the nearest point on the wall edge [m].
+        normal: (3,) the wall's horizontal unit normal, pointing into the mesh.
+    """
+
+    status: QueryStatus
     distance: float
     point: np.ndarray
     normal: np.ndarray
+    reason: QueryReason = QueryReason.NONE
+
+    @property
+    def ok(self) -> bool:
+        """A wall was found within range (status SUCCESS)."""
+        return self.status is QueryStatus.SUCCESS
 
 
 def _as_point(p: object, what: str) -> np.ndarray:
@@ -119,7 +199,7 @@ class NavMeshQuery:
         mesh: the navmesh.
         height_tolerance: how far above/below a polygon a 3-D point may be and still be on it [m, > 0].
         max_nodes: Polyanya node budget per path; past it the path falls back to A* over polygon centres
-            plus string pulling (`exact=False`).
+            plus string pulling (reason BUDGET_EXCEEDED, `exact` False).
     """
 
     def __init__(self, mesh: NavMesh, *, height_tolerance: float = 1.0, max_nodes: int = 200_000) -> None:
@@ -127,15 +207,15 @@ class NavMeshQuery:
             raise NavMeshError(
                 f"height_tolerance must be a positive number of metres, got {height_tolerance!r}"
             )
-        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-            raise NavMeshError(f"max_nodes must be a positive integer, got {max_nodes!r}")
+        _check_budget(max_nodes)
         if mesh.polygon_count == 0:
             raise NavMeshError("the navmesh has no polygons")
         self.mesh = mesh
         self.height_tolerance = float(height_tolerance)
         self.max_nodes = max_nodes
         self.search = Polyanya(mesh)
-        self._eps = self.search.eps
+        self._loops = mesh.loops
+        self._eps = mesh.length_epsilon
         off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
         v = mesh.vertices
         nxt = np.arange(pv.shape[0]) + 1
@@ -169,29 +249,24 @@ class NavMeshQuery:
         self._tri = np.array([[a, b, c] for a, b, c, _ in tri])
         self._tri_poly = np.array([p for *_, p in tri], dtype=np.int64)
         ab, ac = self._tri[:, 1] - self._tri[:, 0], self._tri[:, 2] - self._tri[:, 0]
-        self._tri_cdf = np.cumsum(0.5 * np.abs(ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0]))
+        self._tri_area = 0.5 * np.abs(ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0])
+        self._tri_cdf = np.cumsum(self._tri_area)
+        # per island selection: (triangle ids, their area cdf); None = every triangle
+        self._tri_sets: dict[frozenset[int], tuple[np.ndarray, np.ndarray]] = {}
 
     # --- location ---------------------------------------------------------------------------------
     def polygons_at(self, point: object, height_tolerance: float | None = None) -> list[int]:
         """Every polygon containing the point (several on a shared edge), nearest in height first."""
         p = _as_point(point, "point")
         tol = self.height_tolerance if height_tolerance is None else float(height_tolerance)
-        key = tuple(np.floor((p[:2] - self._origin) / self._bucket).astype(np.int64).tolist())
-        cand = self._buckets.get(key, [])
+        key = (
+            math.floor((p[0] - self._origin[0]) / self._bucket),
+            math.floor((p[1] - self._origin[1]) / self._bucket),
+        )
         out: list[tuple[float, int]] = []
         x, y = float(p[0]), float(p[1])
-        eps = self._eps
-        for q in cand:
-            xy = self.search.pxy[q]
-            k = len(xy)
-            inside = True
-            for i in range(k):
-                ax, ay = xy[i]
-                bx, by = xy[(i + 1) % k]
-                if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -eps * math.hypot(bx - ax, by - ay):
-                    inside = False
-                    break
-            if not inside:
+        for q in self._buckets.get(key, []):
+            if not self._contains(q, x, y):
                 continue
             dz = 0.0 if math.isnan(p[2]) else abs(self.mesh.height_at(q, x, y) - p[2])
             if dz <= tol:
@@ -205,7 +280,7 @@ class NavMeshQuery:
         return found[0] if found else -1
 
     def _contains(self, q: int, x: float, y: float) -> bool:
-        xy = self.search.pxy[q]
+        xy = self._loops.xy[q]
         k = len(xy)
         for i in range(k):
             (ax, ay), (bx, by) = xy[i], xy[(i + 1) % k]
@@ -218,7 +293,10 @@ class NavMeshQuery:
 
     # --- nearest point / walls --------------------------------------------------------------------
     def nearest_point(self, point: object, max_distance: float = math.inf) -> NearestPoint:
-        """Snap a point onto the mesh: itself inside a polygon, else the nearest wall point."""
+        """Snap a point onto the mesh: itself inside a polygon, else the nearest wall point.
+
+        INVALID (reason OUT_OF_RANGE) when no polygon is within `max_distance` [m].
+        """
         p = _as_point(point, "point")
         if not (max_distance >= 0):
             raise NavMeshError(f"max_distance must be >= 0 [m], got {max_distance!r}")
@@ -229,13 +307,12 @@ class NavMeshQuery:
         inside = self.polygons_at(p if has_z else p[:2], math.inf)
         if island is not None:
             inside = [q for q in inside if self.mesh.islands[q] == island]
-        best = (math.inf, None, -1)
+        best_d, best_p, best_q = math.inf, np.full(3, np.nan), -1
         if inside:
             q = inside[0]
             z = self._z(q, p[0], p[1])
-            d = abs(z - p[2]) if has_z else 0.0
-            best = (d, np.array([p[0], p[1], z]), q)
-        if best[0] > 0.0:
+            best_d, best_p, best_q = (abs(z - p[2]) if has_z else 0.0), np.array([p[0], p[1], z]), q
+        if best_d > 0.0:
             sel = (
                 np.ones(len(self._wall_poly), dtype=bool)
                 if island is None
@@ -247,20 +324,28 @@ class NavMeshQuery:
                 near, _ = _segment_nearest(p[:dims], a[:, :dims], b[:, :dims])
                 d = np.linalg.norm(near - p[:dims], axis=1)
                 i = int(np.argmin(d))
-                if d[i] < best[0]:
+                if d[i] < best_d:
                     q = int(self._wall_poly[sel][i])
-                    x, y = near[i, 0], near[i, 1]
-                    best = (float(d[i]), np.array([x, y, self._z(q, x, y)]), q)
-        if best[1] is None or best[0] > max_distance:
-            return NearestPoint(False, np.full(3, np.nan), -1, math.inf)
-        return NearestPoint(True, best[1], int(best[2]), float(best[0]))
+                    x, y = float(near[i, 0]), float(near[i, 1])
+                    best_d, best_p, best_q = float(d[i]), np.array([x, y, self._z(q, x, y)]), q
+        if best_q < 0 or best_d > max_distance:
+            return NearestPoint(
+                QueryStatus.INVALID, np.full(3, np.nan), -1, math.inf, QueryReason.OUT_OF_RANGE
+            )
+        return NearestPoint(QueryStatus.SUCCESS, best_p, best_q, float(best_d))
 
     def distance_to_wall(self, point: object, max_distance: float = math.inf) -> WallDistance:
-        """Horizontal distance from a point on the mesh to the nearest wall edge of its island [m]."""
+        """Horizontal distance from a point on the mesh to the nearest wall edge of its island [m].
+
+        INVALID with reason START_OFF_MESH when the point is on no polygon (snap it with `nearest_point`
+        first), OUT_OF_RANGE when no wall is within `max_distance` [m].
+        """
         p = _as_point(point, "point")
+        if not (max_distance >= 0):
+            raise NavMeshError(f"max_distance must be >= 0 [m], got {max_distance!r}")
         q = self.polygon_at(p)
         if q < 0:
-            raise NavMeshError(f"point {p.tolist()} is not on the navmesh; snap it with nearest_point first")
+            return _no_wall(QueryReason.START_OFF_MESH)
         sel = self.mesh.islands[self._wall_poly] == self.mesh.islands[q]
         if not math.isnan(p[2]):
             zmid = 0.5 * (self._wall_a[:, 2] + self._wall_b[:, 2])
@@ -268,26 +353,39 @@ class NavMeshQuery:
                 self._wall_a[:, 2] - self._wall_b[:, 2]
             )
         if not sel.any():
-            return WallDistance(math.inf, np.full(3, np.nan), np.zeros(3))
+            return _no_wall(QueryReason.OUT_OF_RANGE)
         a, b = self._wall_a[sel, :2], self._wall_b[sel, :2]
         near, _ = _segment_nearest(p[:2], a, b)
         d = np.linalg.norm(near - p[:2], axis=1)
         i = int(np.argmin(d))
         if d[i] > max_distance:
-            return WallDistance(math.inf, np.full(3, np.nan), np.zeros(3))
+            return _no_wall(QueryReason.OUT_OF_RANGE)
         e = b[i] - a[i]
-        n = np.array([-e[1], e[0], 0.0]) / max(np.hypot(*e), 1e-300)
+        n = np.array([-e[1], e[0], 0.0]) / max(float(np.hypot(*e)), 1e-300)
         wp = int(self._wall_poly[sel][i])
-        return WallDistance(float(d[i]), np.array([near[i, 0], near[i, 1], self._z(wp, *near[i])]), n)
+        x, y = float(near[i, 0]), float(near[i, 1])
+        return WallDistance(QueryStatus.SUCCESS, float(d[i]), np.array([x, y, self._z(wp, x, y)]), n)
 
     # --- random points / islands ------------------------------------------------------------------
-    def random_points(self, rng: np.random.Generator, n: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """n points uniformly distributed by area: ((n, 3) points [m], (n,) polygon ids)."""
+    def random_points(
+        self, rng: np.random.Generator, n: int = 1, *, islands: int | Iterable[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """n points uniformly distributed by area: ((n, 3) points [m], (n,) polygon ids).
+
+        Args:
+            rng: the caller's seeded generator.
+            n: how many points [>= 0].
+            islands: an island label or labels to sample (e.g. `mesh.main_island`); None samples the whole
+                mesh. Points are area-weighted over the chosen islands together.
+        """
         if not isinstance(rng, np.random.Generator):
             raise NavMeshError("rng must be a numpy.random.Generator (seeded by its owner)")
-        u = rng.random((3, n))
-        t = np.searchsorted(self._tri_cdf, u[0] * self._tri_cdf[-1], side="right")
-        t = np.minimum(t, len(self._tri_cdf) - 1)
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise NavMeshError(f"n must be an integer >= 0, got {n!r}")
+        tris, cdf = self._triangles(islands)
+        u = rng.random((3, int(n)))
+        t = np.searchsorted(cdf, u[0] * cdf[-1], side="right")
+        t = tris[np.minimum(t, len(cdf) - 1)]
         s = np.sqrt(u[1])
         tri = self._tri[t]
         xy = (
@@ -300,38 +398,69 @@ class NavMeshQuery:
         z = planes[:, 0] * xy[:, 0] + planes[:, 1] * xy[:, 1] + planes[:, 2]
         return np.column_stack([xy, z]), polys
 
-    def random_point(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-        """One area-weighted random point [m] and its polygon."""
-        pts, polys = self.random_points(rng, 1)
+    def random_point(
+        self, rng: np.random.Generator, *, islands: int | Iterable[int] | None = None
+    ) -> tuple[np.ndarray, int]:
+        """One area-weighted random point [m] and its polygon (on `islands`, see `random_points`)."""
+        pts, polys = self.random_points(rng, 1, islands=islands)
         return pts[0], int(polys[0])
 
+    def _triangles(self, islands: int | Iterable[int] | None) -> tuple[np.ndarray, np.ndarray]:
+        """The fan triangles to sample and the cumulative sum of their areas."""
+        if islands is None:
+            return np.arange(len(self._tri_cdf)), self._tri_cdf
+        if isinstance(islands, bool | float | str):
+            raise NavMeshError(f"islands must be an island label or labels (integers), got {islands!r}")
+        labels = [islands] if isinstance(islands, int | np.integer) else list(islands)
+        count = len(self.mesh.island_areas)
+        for label in labels:
+            if isinstance(label, bool) or not isinstance(label, int | np.integer) or not 0 <= label < count:
+                raise NavMeshError(f"islands must be labels in 0..{count - 1}, got {label!r}")
+        key = frozenset(int(label) for label in labels)
+        if not key:
+            raise NavMeshError("islands is empty: name at least one island label")
+        if key not in self._tri_sets:
+            tris = np.flatnonzero(np.isin(self.mesh.islands[self._tri_poly], list(key)))
+            if tris.size == 0:
+                raise NavMeshError(f"islands {sorted(key)} have no polygons")
+            self._tri_sets[key] = (tris, np.cumsum(self._tri_area[tris]))
+        return self._tri_sets[key]
+
     def islands(self) -> list[frozenset[int]]:
-        """Connected sets of polygon ids (networkx components), largest area first."""
-        comps = nx.connected_components(self.graph)
-        return sorted(
-            (frozenset(c) for c in comps), key=lambda c: (-sum(self.mesh.areas[i] for i in c), min(c))
-        )
+        """Polygon ids of each island (`mesh.islands` label), largest area first: the first is
+        `mesh.main_island`; equal areas in label order."""
+        areas = self.mesh.island_areas
+        counts = np.bincount(self.mesh.islands, minlength=len(areas))
+        order = sorted((k for k in range(len(areas)) if counts[k]), key=lambda k: (-areas[k], k))
+        return [frozenset(np.flatnonzero(self.mesh.islands == k).tolist()) for k in order]
 
     @property
     def graph(self) -> nx.Graph:
+        """The mesh's polygon adjacency graph (built on first use)."""
         if self._graph is None:
             self._graph = self.mesh.graph()
         return self._graph
 
     # --- raycast ----------------------------------------------------------------------------------
     def raycast(self, start: object, end: object) -> RaycastHit:
-        """Walk the surface from start toward end (horizontally); stop at the first wall edge crossed."""
+        """Walk the surface from start toward end (horizontally); stop at the first wall edge crossed.
+
+        SUCCESS when the whole segment is walkable, PARTIAL (reason WALL_HIT) when a wall stops the walk,
+        INVALID (reason START_OFF_MESH) when the start is on no polygon.
+        """
         s, e = _as_point(start, "start"), _as_point(end, "end")
         p = self.polygon_at(s)
         if p < 0:
-            return RaycastHit(False, False, 0.0, np.full(3, np.nan), np.zeros(3), ())
+            return RaycastHit(
+                QueryStatus.INVALID, 0.0, np.full(3, np.nan), np.zeros(3), (), QueryReason.START_OFF_MESH
+            )
         ax, ay = float(s[0]), float(s[1])
         dx, dy = float(e[0]) - ax, float(e[1]) - ay
         visited = [p]
         t_cur, prev = 0.0, -1
         eps = self._eps
         for _ in range(self.mesh.polygon_count + 8):
-            xy, nbs = self.search.pxy[p], self.search.pnb[p]
+            xy, nbs = self._loops.xy[p], self._loops.neighbors[p]
             k = len(xy)
             t_exit, edge = math.inf, -1
             for i in range(k):
@@ -351,11 +480,11 @@ class NavMeshQuery:
                     t_exit, edge = t, i
             t_exit = max(t_exit, t_cur)
             if edge < 0 or t_exit >= 1.0 - eps / max(math.hypot(dx, dy), 1e-300):
+                end_z = self._z(p, float(e[0]), float(e[1]))
                 return RaycastHit(
-                    True,
-                    True,
+                    QueryStatus.SUCCESS,
                     1.0,
-                    np.array([e[0], e[1], self._z(p, e[0], e[1])]),
+                    np.array([e[0], e[1], end_z]),
                     np.zeros(3),
                     tuple(visited),
                 )
@@ -365,12 +494,12 @@ class NavMeshQuery:
                 L = math.hypot(x1 - x0, y1 - y0)
                 hx, hy = ax + t_exit * dx, ay + t_exit * dy
                 return RaycastHit(
-                    True,
-                    False,
+                    QueryStatus.PARTIAL,
                     float(t_exit),
                     np.array([hx, hy, self._z(p, hx, hy)]),
                     np.array([-(y1 - y0) / L, (x1 - x0) / L, 0.0]),
                     tuple(visited),
+                    QueryReason.WALL_HIT,
                 )
             prev, p, t_cur = p, q, t_exit
             visited.append(p)
@@ -378,54 +507,60 @@ class NavMeshQuery:
 
     # --- paths ------------------------------------------------------------------------------------
     def find_path(self, start: object, goal: object, *, max_nodes: int | None = None) -> PathResult:
-        """Exact shortest (horizontal) path from start to goal (Polyanya), or a partial/invalid status."""
+        """Exact shortest (horizontal) path from start to goal (Polyanya).
+
+        SUCCESS; PARTIAL (reason GOAL_UNREACHABLE) ending at the reachable point nearest the goal; or
+        INVALID (reason START_OFF_MESH). Past the node budget the path is approximate (BUDGET_EXCEEDED).
+        """
         s, g = _as_point(start, "start"), _as_point(goal, "goal")
-        budget = self.max_nodes if max_nodes is None else max_nodes
+        budget = self.max_nodes if max_nodes is None else _check_budget(max_nodes)
         sp = self.polygons_at(s)
         if not sp:
-            return PathResult(PathStatus.INVALID, (), np.zeros((0, 3)))
+            return PathResult(QueryStatus.INVALID, (), np.zeros((0, 3)), QueryReason.START_OFF_MESH)
         islands = self.mesh.islands
         gp = self.polygons_at(g)
         reach = [q for q in gp if islands[q] in {int(islands[x]) for x in sp}]
-        status = PathStatus.COMPLETE
+        status, reason = QueryStatus.SUCCESS, QueryReason.NONE
         if reach:
             island = int(islands[reach[0]])
             target = g
         else:
-            status = PathStatus.PARTIAL
+            status, reason = QueryStatus.PARTIAL, QueryReason.GOAL_UNREACHABLE
             island = int(islands[sp[0]])
             near = self._nearest(g, math.inf, island)
             target = near.point
             reach = [q for q in self.polygons_at(target, math.inf) if islands[q] == island] or [near.polygon]
         sp = [q for q in sp if islands[q] == island]
         s2, t2 = (float(s[0]), float(s[1])), (float(target[0]), float(target[1]))
-        exact = True
-        try:
-            found = self.search.search(s2, sp, t2, set(reach), budget)
-        except SearchBudgetExceededError:
-            found, exact = None, False
-        if found is None:
-            corridor = nx.astar_path(
-                self.graph, sp[0], reach[0], heuristic=self._poly_heuristic, weight="weight"
-            )
+        found = self.search.search(s2, sp, t2, set(reach), budget)
+        if found.found:
+            pts, corridor = list(found.points), list(found.corridor)
+        else:
+            reason |= QueryReason.BUDGET_EXCEEDED if found.budget_exceeded else QueryReason.NONE
+            corridor = [
+                int(c)
+                for c in nx.astar_path(
+                    self.graph, sp[0], reach[0], heuristic=self._poly_heuristic, weight="weight"
+                )
+            ]
             xy = string_pull(corridor_portals(self.mesh, corridor), np.array(s2), np.array(t2))
             pts = [(float(x), float(y), -1) for x, y in xy]
-        else:
-            pts, corridor = found
-        return PathResult(status, tuple(int(c) for c in corridor), self._lift(pts, corridor), exact)
+        return PathResult(status, tuple(corridor), self._lift(pts, corridor), reason)
 
     def _poly_heuristic(self, a: int, b: int) -> float:
         c = self._centroids
         return math.hypot(c[a, 0] - c[b, 0], c[a, 1] - c[b, 1])
 
     def _lift(self, pts: list[tuple[float, float, int]], corridor: list[int]) -> np.ndarray:
-        """Give a 2-D path heights from the polygons it crosses (points added where the plane changes)."""
+        """Give a 2-D path heights from the polygons it crosses (points added where the plane changes),
+        then drop the points that are collinear in 3-D with their neighbours."""
         first, last = corridor[0], corridor[-1]
         if self._flat:
             z = float(self.mesh.planes[0, 2])
-            return np.array([(x, y, z) for x, y, _ in pts], dtype=np.float64)
+            flat = np.array([(x, y, z) for x, y, _ in pts], dtype=np.float64)
+            return drop_collinear(flat)
         v = self.mesh.vertices
-        out = []
+        out: list[tuple[float, float, float]] = []
         portals = []
         for a, b in itertools.pairwise(corridor):
             if not np.array_equal(self.mesh.planes[a], self.mesh.planes[b]):
@@ -459,9 +594,19 @@ class NavMeshQuery:
                     t = (w[0] * f[1] - w[1] * f[0]) / den
                     u = (w[0] * d[1] - w[1] * d[0]) / den
                     if 1e-9 < t < 1 - 1e-9 and -1e-9 <= u <= 1 + 1e-9:
-                        px, py = a2 + t * d
+                        px, py = (float(c) for c in a2 + t * d)
                         cross_pts.append((t, px, py, 0.5 * (self._z(pa, px, py) + self._z(pb, px, py))))
                 for _, px, py, pz in sorted(cross_pts):
                     out.append((px, py, pz))
             out.append((x, y, z))
-        return np.array(out, dtype=np.float64)
+        return drop_collinear(np.array(out, dtype=np.float64))
+
+
+def _check_budget(max_nodes: object) -> int:
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise NavMeshError(f"max_nodes must be a positive integer, got {max_nodes!r}")
+    return max_nodes
+
+
+def _no_wall(reason: QueryReason) -> WallDistance:
+    return WallDistance(QueryStatus.INVALID, math.inf, np.full(3, np.nan), np.zeros(3), reason)

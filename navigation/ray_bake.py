@@ -11,6 +11,9 @@ kept and flagged (FLAG_ISLAND) when `keep_islands`, dropped otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import shapely
 from scipy.sparse import coo_matrix
@@ -22,17 +25,56 @@ from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
 from navigation.errors import NavMeshError
 from navigation.heightfield import _DIRS, Heightfield, sample_heightfield
 from navigation.navmesh import NavMesh, build_navmesh, fit_plane
-from navigation.protocols import RaySource
+from navigation.protocols import RayHitsLike, RaySource
 from navigation.settings import BakeSettings
 
 BAKE_VERSION = 2  # bumped when the same world and settings bake a different mesh (put it in cache keys)
 _COPLANAR_COS = float(np.cos(np.radians(5.0)))  # floors whose normals differ more are split
 
 
-def bake_from_rays(source: RaySource, settings: BakeSettings | None = None) -> NavMesh:
-    """Sample the source's walkable surfaces with vertical ray batches and build a navmesh [m]."""
+BakeProgress = Callable[[str, int, int | None], None]
+"""`progress(stage, done, total)`: `done` of `total` units of a bake stage are done (`total` None: unknown).
+Stages, in order: "casting rays" (rays), "finding regions", "building polygons" (regions), "linking
+polygons"."""
+
+
+class _CountingSource:
+    """A RaySource that reports every ray batch it passes on (and offers what the source offers)."""
+
+    def __init__(self, source: RaySource, progress: BakeProgress) -> None:
+        self._source = source
+        self._progress = progress
+        self.rays = 0
+
+    def ray_test(self, starts: np.ndarray, ends: np.ndarray, **kwargs: Any) -> RayHitsLike:
+        hits = self._source.ray_test(starts, ends, **kwargs)
+        self.rays += len(starts)
+        self._progress("casting rays", self.rays, None)
+        return hits
+
+    def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._source.static_bounds()
+
+    def __getattr__(self, name: str) -> Any:  # boxes_overlap, when the source offers it
+        return getattr(self._source, name)
+
+
+def bake_from_rays(
+    source: RaySource, settings: BakeSettings | None = None, *, progress: BakeProgress | None = None
+) -> NavMesh:
+    """Sample the source's walkable surfaces with vertical ray batches and build a navmesh [m].
+
+    `progress(stage, done, total)`, when given, is called as the bake goes (see `BakeProgress`); it does
+    not change the result.
+    """
     settings = settings or BakeSettings()
-    return bake_heightfield(sample_heightfield(source, settings), settings)
+    if progress is not None:
+        source = _CountingSource(source, progress)
+    return bake_heightfield(sample_heightfield(source, settings), settings, progress=progress)
+
+
+def _no_progress(stage: str, done: int, total: int | None) -> None:
+    pass
 
 
 def _span_graph(hf: Heightfield) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,7 +95,8 @@ def _span_graph(hf: Heightfield) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
-    return connected_components(m, directed=False)[1]
+    labels: np.ndarray = connected_components(m, directed=False)[1]  # scipy has no type stubs
+    return labels
 
 
 def _dp_keep(pts: np.ndarray, tol_in: float, tol_out: float) -> np.ndarray:
@@ -86,7 +129,7 @@ def _dp_keep(pts: np.ndarray, tol_in: float, tol_out: float) -> np.ndarray:
 def _simplify_ring(coords: np.ndarray, pinned: set[tuple[int, int]], tol: float) -> np.ndarray:
     """Simplify a closed ring (area on its left) between pinned corners; collinear runs of pinned corners
     keep only their two ends (the T-junction pass restores the inner ones a neighbour actually uses)."""
-    pts = np.rint(coords[:-1])  # cell outlines have integer corners
+    pts: np.ndarray = np.rint(coords[:-1])  # cell outlines have integer corners
     is_pin = np.array([p in pinned for p in map(tuple, pts.astype(int).tolist())], dtype=bool)
     pins = np.flatnonzero(is_pin).tolist()
     if len(pins) < 2:
@@ -307,8 +350,15 @@ def _insert_t_junctions(
     return out
 
 
-def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
-    """Regions, erosion by agent radius (on the span graph), contours, convex polygons, portals."""
+def bake_heightfield(
+    hf: Heightfield, settings: BakeSettings, *, progress: BakeProgress | None = None
+) -> NavMesh:
+    """Regions, erosion by agent radius (on the span graph), contours, convex polygons, portals.
+
+    `progress(stage, done, total)`, when given, is called as the bake goes (see `BakeProgress`).
+    """
+    report = progress if progress is not None else _no_progress
+    report("finding regions", 0, None)
     cs = hf.cell_size
     sid, a, b = _span_graph(hf)
     n = int(sid.max()) + 1
@@ -350,7 +400,7 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
             u, v = find((*c, ra)), find((*c, rb))
             if u != v:
                 parent[u] = v
-    keys: dict[tuple, int] = {}
+    keys: dict[tuple[str, float, float, float], int] = {}
     vxy: list[tuple[float, float]] = []
     vz: list[list[float]] = []
     polys: list[list[int]] = []
@@ -359,7 +409,8 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
     use = np.flatnonzero((region >= 0) & kept)
     use = use[np.argsort(region[use], kind="stable")]
     starts = np.flatnonzero(np.diff(region[use], prepend=-2))
-    for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), len(use)], strict=True):
+    for done, (lo, hi) in enumerate(zip(starts.tolist(), [*starts[1:].tolist(), len(use)], strict=True)):
+        report("building polygons", done, len(starts))
         spans = use[lo:hi]
         r = int(region[spans[0]])
         pins = pinned.get(r, set())
@@ -410,6 +461,7 @@ def bake_heightfield(hf: Heightfield, settings: BakeSettings) -> NavMesh:
         raise NavMeshError(
             "the agent radius erodes away every walkable region: lower agent_radius or raise cell_size"
         )
+    report("linking polygons", 0, None)
     xy = np.asarray(vxy)
     used = {v for poly in polys for v in poly}
     shared = {

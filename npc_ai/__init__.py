@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "SimulationSettings": "npc_ai.sim.simulation",
     "SimulationError": "npc_ai.sim.simulation",
     "Player": "npc_ai.sim.player",
+    "PlayerController": "npc_ai.sim.player",
     "PlayerSettings": "npc_ai.sim.player",
     "BehaviourSettings": "npc_ai.behaviour.settings",
     "Npc": "npc_ai.behaviour.brain",
@@ -90,7 +91,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.errors import BenchmarkSettingsError, LevelError, NpcAiError
     from npc_ai.levels.loading import load_level
     from npc_ai.levels.navmesh import SceneNavmesh, scene_navmesh
-    from npc_ai.sim.player import Player, PlayerSettings
+    from npc_ai.sim.player import Player, PlayerController, PlayerSettings
     from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSettings
     from scenes.errors import SceneError
     from scenes.model import Scene

@@ -17,6 +17,7 @@ from typing import Any
 from scenes._bullet import DATA_PATH
 from scenes.errors import SceneError
 from scenes.model import (
+    ArchetypeTable,
     Asset,
     Box,
     Floor,
@@ -25,6 +26,7 @@ from scenes.model import (
     Platform,
     PlayerSpawn,
     Ramp,
+    Scalar,
     Scene,
     Stairs,
 )
@@ -77,6 +79,14 @@ class _Reader:
             raise self.fail(key, f"must be a list of {n} numbers, got {value!r}")
         return tuple(self.number(v, f"{key}[{i}]", positive=positive) for i, v in enumerate(value))
 
+    def vec2(self, value: Any, key: str, *, positive: bool = False) -> tuple[float, float]:
+        x, y = self.vector(value, key, 2, positive=positive)
+        return (x, y)
+
+    def vec3(self, value: Any, key: str, *, positive: bool = False) -> tuple[float, float, float]:
+        x, y, z = self.vector(value, key, 3, positive=positive)
+        return (x, y, z)
+
     def string(self, value: Any, key: str) -> str:
         if not isinstance(value, str):
             raise self.fail(key, f"must be a string, got {type(value).__name__} {value!r}")
@@ -98,7 +108,7 @@ class _Reader:
     def points(self, value: Any, key: str) -> tuple[tuple[float, float, float], ...]:
         if not isinstance(value, list):
             raise self.fail(key, f"must be a list of [x, y, z] points, got {value!r}")
-        return tuple(self.vector(p, f"{key}[{i}]", 3) for i, p in enumerate(value))  # type: ignore[misc]
+        return tuple(self.vec3(p, f"{key}[{i}]") for i, p in enumerate(value))
 
     def asset_path(self, value: Any, key: str) -> Path:
         text = self.string(value, key)
@@ -137,7 +147,7 @@ def _opt(
 def _floor(r: _Reader, t: Mapping[str, Any], key: str) -> Floor:
     _check_keys(r, t, key, {"size", "center", "z", "thickness", "color"}, {"size"})
     return Floor(
-        size=r.vector(t["size"], f"{key}.size", 2, positive=True),  # type: ignore[arg-type]
+        size=r.vec2(t["size"], f"{key}.size", positive=True),
         center=_opt(t, "center", lambda v, k: r.vector(v, k, 2), key, (0.0, 0.0)),
         z=_opt(t, "z", r.number, key, 0.0),
         thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.5),
@@ -150,12 +160,13 @@ def _box(r: _Reader, t: Mapping[str, Any], key: str) -> Box:
     if ("half_extents" in t) == ("size" in t):
         raise r.fail(key, "give exactly one of 'half_extents' or 'size'")
     if "size" in t:
-        half = tuple(s / 2 for s in r.vector(t["size"], f"{key}.size", 3, positive=True))
+        sx, sy, sz = r.vec3(t["size"], f"{key}.size", positive=True)
+        half = (sx / 2, sy / 2, sz / 2)
     else:
-        half = r.vector(t["half_extents"], f"{key}.half_extents", 3, positive=True)
+        half = r.vec3(t["half_extents"], f"{key}.half_extents", positive=True)
     return Box(
-        center=r.vector(t["center"], f"{key}.center", 3),  # type: ignore[arg-type]
-        half_extents=half,  # type: ignore[arg-type]
+        center=r.vec3(t["center"], f"{key}.center"),
+        half_extents=half,
         yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
         name=_opt(t, "name", r.string, key, ""),
         color=_opt(t, "color", r.color, key, Box.color),
@@ -164,12 +175,12 @@ def _box(r: _Reader, t: Mapping[str, Any], key: str) -> Box:
 
 def _ramp(r: _Reader, t: Mapping[str, Any], key: str) -> Ramp:
     _check_keys(r, t, key, {"start", "end", "width", "thickness", "name", "color"}, {"start", "end", "width"})
-    start, end = r.vector(t["start"], f"{key}.start", 3), r.vector(t["end"], f"{key}.end", 3)
+    start, end = r.vec3(t["start"], f"{key}.start"), r.vec3(t["end"], f"{key}.end")
     if math.hypot(end[0] - start[0], end[1] - start[1]) <= 1e-6:
         raise r.fail(key, "start and end must differ horizontally (a ramp cannot be vertical)")
     return Ramp(
-        start=start,  # type: ignore[arg-type]
-        end=end,  # type: ignore[arg-type]
+        start=start,
+        end=end,
         width=r.number(t["width"], f"{key}.width", positive=True),
         thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.2),
         name=_opt(t, "name", r.string, key, ""),
@@ -181,7 +192,7 @@ def _stairs(r: _Reader, t: Mapping[str, Any], key: str) -> Stairs:
     allowed = {"start", "steps", "rise", "run", "width", "direction_deg", "name", "color"}
     _check_keys(r, t, key, allowed, {"start", "steps", "rise", "run", "width"})
     return Stairs(
-        start=r.vector(t["start"], f"{key}.start", 3),  # type: ignore[arg-type]
+        start=r.vec3(t["start"], f"{key}.start"),
         steps=r.integer(t["steps"], f"{key}.steps", low=1),
         rise=r.number(t["rise"], f"{key}.rise", positive=True),
         run=r.number(t["run"], f"{key}.run", positive=True),
@@ -196,8 +207,8 @@ def _platform(r: _Reader, t: Mapping[str, Any], key: str) -> Platform:
     allowed = {"center", "size", "height", "thickness", "yaw_deg", "legs", "name", "color"}
     _check_keys(r, t, key, allowed, {"center", "size", "height"})
     return Platform(
-        center=r.vector(t["center"], f"{key}.center", 2),  # type: ignore[arg-type]
-        size=r.vector(t["size"], f"{key}.size", 2, positive=True),  # type: ignore[arg-type]
+        center=r.vec2(t["center"], f"{key}.center"),
+        size=r.vec2(t["size"], f"{key}.size", positive=True),
         height=r.number(t["height"], f"{key}.height"),
         thickness=_opt(t, "thickness", lambda v, k: r.number(v, k, positive=True), key, 0.3),
         yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
@@ -226,7 +237,7 @@ def _asset(r: _Reader, t: Mapping[str, Any], key: str, kind: str) -> Asset:
 def _npc(r: _Reader, t: Mapping[str, Any], key: str) -> NpcSpawn:
     _check_keys(r, t, key, {"position", "yaw_deg", "name", "archetype", "patrol"}, {"position"})
     return NpcSpawn(
-        position=r.vector(t["position"], f"{key}.position", 3),  # type: ignore[arg-type]
+        position=r.vec3(t["position"], f"{key}.position"),
         yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
         name=_opt(t, "name", r.string, key, ""),
         archetype=_opt(t, "archetype", r.string, key, "default"),
@@ -237,7 +248,7 @@ def _npc(r: _Reader, t: Mapping[str, Any], key: str) -> NpcSpawn:
 def _player(r: _Reader, t: Mapping[str, Any], key: str) -> PlayerSpawn:
     _check_keys(r, t, key, {"position", "yaw_deg", "route", "loop"}, {"position"})
     return PlayerSpawn(
-        position=r.vector(t["position"], f"{key}.position", 3),  # type: ignore[arg-type]
+        position=r.vec3(t["position"], f"{key}.position"),
         yaw_deg=_opt(t, "yaw_deg", r.number, key, 0.0),
         route=_opt(t, "route", r.points, key, ()),
         loop=_opt(t, "loop", r.boolean, key, True),
@@ -247,21 +258,23 @@ def _player(r: _Reader, t: Mapping[str, Any], key: str) -> PlayerSpawn:
 def _navmesh(r: _Reader, t: Mapping[str, Any], key: str) -> NavmeshSpec:
     names = {"agent_radius", "agent_height", "max_climb", "max_slope_deg", "cell_size", "cell_height"}
     _check_keys(r, t, key, names, set())
-    d = NavmeshSpec()
-    slope = _opt(t, "max_slope_deg", lambda v, k: r.number(v, k, low=0.0), key, d.max_slope_deg)
-    if slope >= 90.0:
+    # a key the table does not set stays None: navigation.BakeSettings' default applies
+    slope = _opt(t, "max_slope_deg", lambda v, k: r.number(v, k, low=0.0), key, None)
+    if slope is not None and slope >= 90.0:
         raise r.fail(f"{key}.max_slope_deg", f"must be below 90 degrees, got {slope}")
     return NavmeshSpec(
-        agent_radius=_opt(t, "agent_radius", lambda v, k: r.number(v, k, low=0.0), key, d.agent_radius),
-        agent_height=_opt(t, "agent_height", lambda v, k: r.number(v, k, positive=True), key, d.agent_height),
-        max_climb=_opt(t, "max_climb", lambda v, k: r.number(v, k, low=0.0), key, d.max_climb),
+        agent_radius=_opt(t, "agent_radius", lambda v, k: r.number(v, k, low=0.0), key, None),
+        agent_height=_opt(t, "agent_height", lambda v, k: r.number(v, k, positive=True), key, None),
+        max_climb=_opt(t, "max_climb", lambda v, k: r.number(v, k, low=0.0), key, None),
         max_slope_deg=slope,
-        cell_size=_opt(t, "cell_size", lambda v, k: r.number(v, k, positive=True), key, d.cell_size),
-        cell_height=_opt(t, "cell_height", lambda v, k: r.number(v, k, positive=True), key, d.cell_height),
+        cell_size=_opt(t, "cell_size", lambda v, k: r.number(v, k, positive=True), key, None),
+        cell_height=_opt(t, "cell_height", lambda v, k: r.number(v, k, positive=True), key, None),
     )
 
 
-def _array(r: _Reader, doc: Mapping[str, Any], name: str, parse: Callable[..., Any], *extra: Any) -> tuple:
+def _array(
+    r: _Reader, doc: Mapping[str, Any], name: str, parse: Callable[..., Any], *extra: Any
+) -> tuple[Any, ...]:
     if name not in doc:
         return ()
     items = doc[name]
@@ -289,16 +302,16 @@ _TOP_KEYS = {
 }
 
 
-def _archetypes(r: _Reader, doc: Mapping[str, Any]) -> tuple:
+def _archetypes(r: _Reader, doc: Mapping[str, Any]) -> tuple[ArchetypeTable, ...]:
     """`[archetype.NAME]` tables as (name, ((key, scalar), ...)) pairs; the keys are the behaviour's."""
     if "archetype" not in doc:
         return ()
     table = r.table(doc["archetype"], "archetype")
-    out = []
+    out: list[ArchetypeTable] = []
     for name, items in table.items():
         key = f"archetype.{name}"
         settings = r.table(items, key)
-        values = []
+        values: list[tuple[str, Scalar]] = []
         for k, v in settings.items():
             if isinstance(v, float) and not math.isfinite(v):
                 raise r.fail(f"{key}.{k}", f"must be a finite number, got {v!r}")

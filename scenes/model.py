@@ -6,12 +6,21 @@ one from TOML (validating every key), `scenes.build` turns one into PyBullet bod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+import numbers
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeAlias
+
+from scenes.errors import SceneError
 
 Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 Color = tuple[float, float, float, float]
+
+
+Scalar: TypeAlias = float | int | bool | str  # a value of an `[archetype.NAME]` table
+ArchetypeTable: TypeAlias = tuple[str, tuple[tuple[str, Scalar], ...]]  # (name, ((key, value), ...))
 
 
 @dataclass(frozen=True)
@@ -149,19 +158,22 @@ class PlayerSpawn:
 
 @dataclass(frozen=True)
 class NavmeshSpec:
-    """Navmesh bake settings from the scene file (see `navigation.BakeSettings` for their meaning).
+    """The navmesh bake settings a scene file's `[navmesh]` table sets (meaning: `navigation.BakeSettings`).
+
+    None means "not set in the scene": the bake then uses BakeSettings' default, the one source of
+    defaults (`npc_ai.levels.bake_settings(spec)` resolves a spec into BakeSettings).
 
     Attributes:
         agent_radius: [m, >= 0]. agent_height: [m, > 0]. max_climb: [m, >= 0].
         max_slope_deg: [deg, 0..90). cell_size: [m, > 0]. cell_height: [m, > 0].
     """
 
-    agent_radius: float = 0.4
-    agent_height: float = 1.8
-    max_climb: float = 0.4
-    max_slope_deg: float = 45.0
-    cell_size: float = 0.2
-    cell_height: float = 0.1
+    agent_radius: float | None = None
+    agent_height: float | None = None
+    max_climb: float | None = None
+    max_slope_deg: float | None = None
+    cell_size: float | None = None
+    cell_height: float | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +185,8 @@ class Scene:
         archetypes: per-archetype behaviour settings from `[archetype.NAME]` tables, as (name, items)
             pairs of raw scalars (validated by the behaviour layer).
         content_hash: sha256 of the source text (for navmesh caches), "" when built in code.
+
+    Place NPCs and the player in code with `with_npcs` and `with_player`, which return a validated copy.
     """
 
     name: str
@@ -187,7 +201,7 @@ class Scene:
     player: PlayerSpawn | None = None
     navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
     gravity: float = -9.81
-    archetypes: tuple[tuple[str, tuple[tuple[str, float | int | bool | str], ...]], ...] = ()
+    archetypes: tuple[ArchetypeTable, ...] = ()
     source: str = ""
     content_hash: str = ""
 
@@ -197,3 +211,69 @@ class Scene:
         The behaviour layer validates the keys; the scene only checks they are TOML scalars.
         """
         return dict(next((items for n, items in self.archetypes if n == name), ()))
+
+    def with_npcs(self, *spawns: NpcSpawn, keep_existing: bool = True) -> Scene:
+        """A copy of this scene with more NPC spawns (placing NPCs in code; the scene itself is unchanged).
+
+        Args:
+            spawns: the spawns to add, after the scene's own (`NpcSpawn(position=(x, y, z), name=...)`).
+            keep_existing: False drops the scene's own spawns, so the new scene has exactly `spawns`.
+        Returns:
+            The new `Scene`; its content hash is kept (spawns are not baked into the navmesh, so the
+            navmesh cache still applies).
+        Raises:
+            SceneError: a spawn that is not an `NpcSpawn`, a position, yaw or patrol point that is not
+                finite, a name used twice, or an archetype without an `[archetype.NAME]` table.
+        """
+        npcs = (*self.npcs, *spawns) if keep_existing else tuple(spawns)
+        known = {name for name, _ in self.archetypes} | {"default"}
+        names: set[str] = set()
+        for i, spawn in enumerate(npcs):
+            key = f"npc[{i}]"
+            if not isinstance(spawn, NpcSpawn):
+                raise self._fail(key, f"must be a scenes.NpcSpawn, got {type(spawn).__name__}")
+            self._check_point(spawn.position, f"{key}.position")
+            self._check_number(spawn.yaw_deg, f"{key}.yaw_deg")
+            for j, p in enumerate(spawn.patrol):
+                self._check_point(p, f"{key}.patrol[{j}]")
+            if spawn.archetype not in known:
+                raise self._fail(
+                    f"{key}.archetype", f"no [archetype.{spawn.archetype}] table; define it or use 'default'"
+                )
+            if spawn.name:
+                if spawn.name in names:
+                    raise self._fail(
+                        f"{key}.name", f"{spawn.name!r} is used by another NPC; names must be unique"
+                    )
+                names.add(spawn.name)
+        return replace(self, npcs=npcs)
+
+    def with_player(self, spawn: PlayerSpawn | None) -> Scene:
+        """A copy of this scene whose player starts at `spawn` (None: the scene has no player spawn).
+
+        Raises:
+            SceneError: `spawn` is not a `PlayerSpawn`, or a position, yaw or route point is not finite.
+        """
+        if spawn is not None:
+            if not isinstance(spawn, PlayerSpawn):
+                raise self._fail(
+                    "player", f"must be a scenes.PlayerSpawn or None, got {type(spawn).__name__}"
+                )
+            self._check_point(spawn.position, "player.position")
+            self._check_number(spawn.yaw_deg, "player.yaw_deg")
+            for j, p in enumerate(spawn.route):
+                self._check_point(p, f"player.route[{j}]")
+        return replace(self, player=spawn)
+
+    def _fail(self, key: str, problem: str) -> SceneError:
+        return SceneError(self.source or self.name, key, problem)
+
+    def _check_number(self, value: object, key: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise self._fail(key, f"must be a finite number, got {value!r}")
+
+    def _check_point(self, value: object, key: str) -> None:
+        if not isinstance(value, tuple | list) or len(value) != 3:
+            raise self._fail(key, f"must be 3 numbers (x, y, z) in metres, got {value!r}")
+        for i, v in enumerate(value):
+            self._check_number(v, f"{key}[{i}]")

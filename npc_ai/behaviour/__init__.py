@@ -4,8 +4,9 @@
 state machine) on top of a `Locomotor`; the states live in `npc_ai.behaviour.states`.
 """
 
-from npc_ai.behaviour.brain import Memory, Noise, Npc, ObstacleProbe
+from npc_ai.behaviour.brain import Memory, Noise, Npc
 from npc_ai.behaviour.machine import BehaviourError, State, StateMachine
+from npc_ai.behaviour.perception import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings, BehaviourSettingsError
 from npc_ai.behaviour.states import STATE_CODES, STATE_NAMES, build_states
 

@@ -281,7 +281,9 @@ class Npc:
     def clear_goal(self) -> None:
         self._goal = None
 
+    @property
     def arrived(self) -> bool:
-        """Arrival as the seed measures it: the remaining path distance is below the agent radius."""
+        """Arrival as the seed measures it: the remaining path distance is below the agent radius (a
+        property, like `Locomotor.arrived` and `NavAgent.arrived`)."""
         agent = self.locomotor.agent
-        return agent.has_path and self.locomotor.remaining_distance < self.radius
+        return bool(agent.has_path and self.locomotor.remaining_distance < self.radius)

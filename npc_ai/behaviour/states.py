@@ -119,7 +119,7 @@ class Patrol(State[Npc]):
         if react is not None:
             return react
         target = npc.route[self.waypoint]
-        if not npc.go_to(target, npc.settings.walk_speed) or npc.arrived():
+        if not npc.go_to(target, npc.settings.walk_speed) or npc.arrived:
             self.waypoint = (self.waypoint + 1) % len(npc.route)
             npc.go_to(npc.route[self.waypoint], npc.settings.walk_speed)
         return None
@@ -219,7 +219,9 @@ class Chase(State[Npc]):
     def update(self, npc: Npc) -> str | None:
         if npc.sees:
             return "aim"
-        if npc.memory is not None and not np.array_equal(npc.memory.position, self.goal):
+        if npc.memory is not None and (
+            self.goal is None or not np.array_equal(npc.memory.position, self.goal)
+        ):
             self.goal = npc.memory.position.copy()  # newer news (an alert, a noise) moves the goal
         npc.alerted = False
         npc.heard = None
@@ -229,7 +231,7 @@ class Chase(State[Npc]):
         if not ok:
             npc.record("arrived", target=_xyz(self.goal), reached=False, reason="no path")
             return "search"
-        if npc.arrived():
+        if npc.arrived:
             npc.record("arrived", target=_xyz(self.goal), reached=True)
             return "search"
         if npc.time - self.started > npc.settings.chase_timeout_s:

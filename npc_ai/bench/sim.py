@@ -5,7 +5,7 @@ timed inside the same run."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,12 @@ from npc_ai.errors import BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationSettings
 from scenes import Scene
+
+_CHUNK = 30  # ticks timed between two progress reports
+
+
+def _no_progress(stage: str, done: int, total: int | None) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -58,12 +64,18 @@ def run_bench_sim(
     warmup_s: float = 0.25,
     seed: int = 0,
     root_only_animation: bool = True,
+    progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[SimBenchResult]:
-    """Simulate `seconds` (after `warmup_s`) with each NPC count and time it."""
+    """Simulate `seconds` (after `warmup_s`) with each NPC count and time it.
+
+    `progress(stage, done, total)`, when given, is told the ticks simulated for each count (stage
+    "N NPCs"); it is called between timed chunks of ticks, so it costs the timings nothing.
+    """
     if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
         raise BenchmarkSettingsError(f"NPC counts must be positive integers, got {list(sizes)!r}")
     if not (seconds > 0):
         raise BenchmarkSettingsError(f"seconds must be positive, got {seconds!r}")
+    report = progress if progress is not None else _no_progress
     out = []
     for n in sizes:
         settings = SimulationSettings(
@@ -72,15 +84,23 @@ def run_bench_sim(
             trail_every=0,
             root_only_animation=root_only_animation,
         )
+        stage = f"{n} NPCs"
+        report(stage, 0, None)  # building the world and the NPCs
         with Simulation(scene, seed=seed, settings=settings) as sim:
+            ticks = max(1, round(seconds / sim.dt))
+            warm = round(warmup_s / sim.dt)
+            report(stage, 0, warm + ticks)
             sim.run(warmup_s)
+            report(stage, warm, warm + ticks)
             before = sim.timings.__dict__.copy()
             events0 = len(sim.events)
-            ticks = max(1, round(seconds / sim.dt))
-            t0 = time.perf_counter()
-            for _ in range(ticks):
-                sim.step()
-            wall = time.perf_counter() - t0
+            wall = 0.0
+            for done in range(0, ticks, _CHUNK):
+                t0 = time.perf_counter()
+                for _ in range(min(_CHUNK, ticks - done)):
+                    sim.step()
+                wall += time.perf_counter() - t0
+                report(stage, warm + min(done + _CHUNK, ticks), warm + ticks)
             tm = sim.timings
             phases = {
                 k: getattr(tm, k) - before[k]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,11 +18,12 @@ import numpy as np
 
 from navigation.agent import AgentSettings
 from navigation.navmesh import NavMesh
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 from npc_ai.animation import skate_metrics
 from npc_ai.body.coupling import MODES, CouplingSettings
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import BenchmarkSettingsError
+from npc_ai.levels.navmesh import bake_settings
 from scenes import Scene, World
 
 ROUTE_SPEEDS = (1.2, 2.5, 3.5)  # agent top speeds cycled over routes: walk, jog, run [m/s]
@@ -135,17 +137,15 @@ class ModeReport:
 
 
 def make_routes(query: NavMeshQuery, rng: np.random.Generator, n: int, min_length: float) -> list[Route]:
-    """`n` routes between area-weighted random mesh points on one island, each at least `min_length` long."""
+    """`n` routes between area-weighted random points of the main island, each at least `min_length` long."""
     routes: list[Route] = []
-    main = max(query.islands(), key=lambda isl: sum(query.mesh.areas[list(isl)]))
+    main = query.mesh.main_island
     for _ in range(200 * n):
         if len(routes) == n:
             break
-        (a, pa), (b, pb) = query.random_point(rng), query.random_point(rng)
-        if pa not in main or pb not in main:
-            continue
+        (a, _), (b, _) = query.random_point(rng, islands=main), query.random_point(rng, islands=main)
         path = query.find_path(a, b)
-        if path.status is PathStatus.COMPLETE and path.length >= min_length:
+        if path.status is QueryStatus.SUCCESS and path.length >= min_length:
             routes.append(Route(a, b, path.length, ROUTE_SPEEDS[len(routes) % len(ROUTE_SPEEDS)]))
     if len(routes) < n:
         raise BenchmarkSettingsError(
@@ -176,7 +176,7 @@ def run_route(
 ) -> RouteRun:
     """Drive one NPC along one route under one coupling mode, in a fresh world."""
     with World(scene, seed=seed) as world:
-        radius = max(scene.navmesh.agent_radius, 0.05)
+        radius = max(bake_settings(scene.navmesh).agent_radius, 0.05)
         yaw = math.atan2(*(route.goal - route.start)[1::-1])
         agent = AgentSettings(radius=radius, speed=route.speed, stopping_distance=STOPPING_DISTANCE)
         legs = Locomotor(world, query, route.start, yaw=yaw, agent=agent, coupling=coupling)
@@ -233,9 +233,18 @@ class SyncReport:
 
 
 def run_sync_benchmark(
-    scene: Scene, mesh: NavMesh, settings: SyncSettings, *, progress: bool = False, bake_seconds: float = 0.0
+    scene: Scene,
+    mesh: NavMesh,
+    settings: SyncSettings,
+    *,
+    progress: bool | Callable[[str, int, int | None], None] = False,
+    bake_seconds: float = 0.0,
 ) -> SyncReport:
-    """Run every mode (and the tau sweep) over the same seeded routes."""
+    """Run every mode (and the tau sweep) over the same seeded routes.
+
+    `progress`: a callable `progress(stage, done, total)` told the routes driven (stage "driving routes"),
+    or True for a tqdm bar on stderr.
+    """
     t0 = time.perf_counter()
     query = NavMeshQuery(mesh)
     routes = make_routes(query, np.random.default_rng(settings.seed), settings.routes, settings.min_route_m)
@@ -243,19 +252,26 @@ def run_sync_benchmark(
     jobs += [(tau, CouplingSettings(mode="root_motion", tau=tau)) for tau in settings.taus]
     reports: dict[str | float, ModeReport] = {}
     bar = None
-    if progress:
+    total, driven = len(jobs) * len(routes), 0
+    if progress is True:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(jobs) * len(routes), desc="sync benchmark", unit="route", leave=False)
+        bar = tqdm(total=total, desc="sync benchmark", unit="route", leave=False)
+    report = progress if callable(progress) else None
+    if report is not None:
+        report("driving routes", 0, total)
     for key, coupling in jobs:
-        rep = ModeReport(mode=str(key), radius=max(scene.navmesh.agent_radius, 0.05))
+        rep = ModeReport(mode=str(key), radius=max(bake_settings(scene.navmesh).agent_radius, 0.05))
         for i, route in enumerate(routes):
             rep.runs.append(
                 run_route(scene, query, route, coupling, seed=settings.seed + i, timeout_s=settings.timeout_s)
             )
             rep.routes.append(route)
+            driven += 1
             if bar is not None:
                 bar.update()
+            if report is not None:
+                report("driving routes", driven, total)
         reports[key] = rep
     if bar is not None:
         bar.close()

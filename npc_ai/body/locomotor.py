@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from navigation.agent import AgentSettings, NavAgent
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 from npc_ai.animation import Animator, AnimatorSettings
 from npc_ai.body.character import Character
 from npc_ai.body.coupling import Coupling, CouplingSettings
@@ -69,7 +69,7 @@ class Locomotor:
         self._free: tuple[float, float | None] | None = None
 
     # -- commands --------------------------------------------------------------------------------------
-    def set_destination(self, target: object, *, speed: float | None = None) -> PathStatus:
+    def set_destination(self, target: object, *, speed: float | None = None) -> QueryStatus:
         """Follow a path to `target` [m], at top speed `speed` [m/s] if given."""
         if speed is not None:
             self.set_top_speed(speed)

@@ -1,7 +1,11 @@
 """The `npc-ai` command line.
 
 Every error caused by the user's input (an unknown scene, a malformed file, a bad number) prints one line on
-stderr and exits with status 2; no traceback.
+stderr and exits with status 2; no traceback. Output paths are checked first, before any work (see
+`npc_ai.cli.types.writable_file`), so a long run never fails at the end on a bad path.
+
+Stdout carries results only; progress of long work (baking a navmesh, benchmarks) goes to stderr (see
+`npc_ai.cli.progress`): bars on a terminal, one line per stage otherwise, nothing with `--quiet`.
 """
 
 from __future__ import annotations
@@ -10,12 +14,19 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from npc_ai import __version__
 from npc_ai.cli import sim as sim_cli
 from npc_ai.cli import types as cli_types
+from npc_ai.cli.progress import StderrProgress
 from npc_ai.cli.types import UsageError
 from npc_ai.errors import NpcAiError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from navigation.query import NavMeshQuery, PathResult
 
 EXIT_USAGE = 2
 
@@ -59,41 +70,48 @@ def _cmd_clip_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_clip_plot(args: argparse.Namespace) -> int:
+    cli_types.writable_file(args.out, "--out", cli_types.FIGURE)
     from npc_ai.animation import load_clip, plot_clip
 
-    cli_types.writable_file(args.out, "--out")
     out = plot_clip(load_clip(args.file, clean=args.clean), args.out)
     print(f"wrote {out}")
     return 0
 
 
 def _cmd_clip_render(args: argparse.Namespace) -> int:
+    cli_types.writable_file(args.out, "--out", cli_types.PNG)
     from npc_ai.animation import load_clip
     from npc_ai.viz.humanoid import render_filmstrip
 
-    cli_types.writable_file(args.out, "--out")
     out = render_filmstrip(load_clip(args.file, clean=args.clean), args.out, frames=args.frames)
     print(f"wrote {out}")
     return 0
 
 
 def _cmd_nav_scen(args: argparse.Namespace) -> int:
+    cli_types.writable_file(args.out, "--out", cli_types.CSV)
     import csv
 
     import numpy as np
 
     from navigation.benchmark import ROW_FIELDS, solve_scenarios
     from navigation.movingai import read_map, read_scenarios
+    from navigation.query import QueryStatus
 
-    cli_types.writable_file(args.out, "--out")
     grid = read_map(args.map)
     scenarios = read_scenarios(args.scen)
     if not scenarios:
         raise UsageError(f"{args.scen}: no scenarios in the file")
-    bar = _progress(len(scenarios), "scenarios", args.quiet)
-    report = solve_scenarios(grid, scenarios, on_row=lambda _row: bar.update() if bar is not None else None)
-    if bar is not None:
-        bar.close()
+    total = len(scenarios)
+    solved = 0
+
+    def on_row(_row: object) -> None:
+        nonlocal solved
+        solved += 1
+        progress("solving scenarios", solved, total)
+
+    with StderrProgress(f"map {grid.name}", quiet=args.quiet or total < 200) as progress:
+        report = solve_scenarios(grid, scenarios, on_row=on_row)
     if args.out is not None:
         with open(args.out, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
@@ -101,7 +119,7 @@ def _cmd_nav_scen(args: argparse.Namespace) -> int:
             for row in report.rows:
                 w.writerow([_csv_value(v) for v in row.as_tuple()])
     micros = np.array([r.micros for r in report.rows])
-    status = {s: sum(r.status == s for r in report.rows) for s in ("complete", "partial", "invalid")}
+    status = {s.value: sum(r.status == s.value for r in report.rows) for s in QueryStatus}
     print(f"map {grid.name}: {grid.width} x {grid.height}, {len(scenarios)} scenarios")
     print(f"bake {report.bake_seconds * 1e3:.1f} ms, {report.polygon_count} polygons")
     print(f"query time median {np.median(micros):.0f} us, p95 {np.percentile(micros, 95):.0f} us")
@@ -115,15 +133,9 @@ def _csv_value(v: object) -> object:
     return f"{v:.6f}" if isinstance(v, float) else v
 
 
-def _progress(total: int, unit: str, quiet: bool):
-    if quiet or total < 200:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit[:-1], desc=unit, leave=False, file=sys.stderr)
-
-
 def _cmd_nav_bake(args: argparse.Namespace) -> int:
+    cli_types.writable_file(args.plot, "--plot", cli_types.FIGURE)
+    cli_types.writable_file(args.save, "--save", cli_types.NPZ)
     import time
 
     import numpy as np
@@ -133,12 +145,13 @@ def _cmd_nav_bake(args: argparse.Namespace) -> int:
     from npc_ai.levels.navmesh import scene_navmesh
     from scenes import World
 
-    cli_types.writable_file(args.plot, "--plot")
-    cli_types.writable_file(args.save, "--save")
     scene = load_level(args.scene)
     t0 = time.perf_counter()
-    with World(scene, seed=args.seed) as world:
-        mesh, cached = scene_navmesh(world, use_cache=not args.no_cache)
+    with (
+        World(scene, seed=args.seed) as world,
+        StderrProgress(f"baking the navmesh of {scene.name}", quiet=args.quiet) as progress,
+    ):
+        mesh, cached = scene_navmesh(world, use_cache=not args.no_cache, progress=progress)
     seconds = time.perf_counter() - t0
     islands = int(mesh.islands.max()) + 1 if mesh.polygon_count else 0
     how = "loaded from the cache" if cached else "baked"
@@ -158,13 +171,12 @@ def _cmd_nav_bake(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sample_path(query, rng):
-    """A long complete path between random points of the largest island (None if there is none)."""
+def _sample_path(query: NavMeshQuery, rng: np.random.Generator) -> PathResult | None:
+    """A long complete path between random points of the main island (None if there is none)."""
     best = None
+    main = query.mesh.main_island
     for _ in range(40):
-        (a, pa), (b, pb) = query.random_point(rng), query.random_point(rng)
-        if query.mesh.islands[pa] != 0 or query.mesh.islands[pb] != 0:
-            continue
+        (a, _), (b, _) = query.random_point(rng, islands=main), query.random_point(rng, islands=main)
         path = query.find_path(a, b)
         if path.ok and (best is None or path.length > best.length):
             best = path
@@ -172,6 +184,8 @@ def _sample_path(query, rng):
 
 
 def _cmd_bench_sync(args: argparse.Namespace) -> int:
+    cli_types.writable_file(args.json, "--json", cli_types.JSON)
+    cli_types.writable_folder(args.out, "--out")
     import json
     import time
     from pathlib import Path
@@ -187,14 +201,13 @@ def _cmd_bench_sync(args: argparse.Namespace) -> int:
         modes=tuple(args.modes) if args.modes else SyncSettings().modes,
         taus=tuple(args.tau) if args.tau is not None else SyncSettings().taus,
     )
-    cli_types.writable_file(args.json, "--json")
-    cli_types.writable_folder(args.out, "--out")
     scene = load_level(args.scene)
     t0 = time.perf_counter()
-    with World(scene, seed=args.seed) as world:
-        mesh, _ = scene_navmesh(world)
-    bake = time.perf_counter() - t0
-    report = run_sync_benchmark(scene, mesh, settings, progress=not args.quiet, bake_seconds=bake)
+    with StderrProgress(f"sync benchmark on {scene.name}", quiet=args.quiet) as progress:
+        with World(scene, seed=args.seed) as world:
+            mesh, _ = scene_navmesh(world, progress=progress)
+        bake = time.perf_counter() - t0
+        report = run_sync_benchmark(scene, mesh, settings, progress=progress, bake_seconds=bake)
     print(f"sync benchmark on {scene.name}: {len(report.routes)} routes, seed {args.seed}")
     print(format_table(report))
     if report.taus:
@@ -238,15 +251,16 @@ def build_parser() -> argparse.ArgumentParser:
     ns = nav_sub.add_parser("scen", help="solve every scenario of a MovingAI map/scenario pair")
     ns.add_argument("map", help="a MovingAI .map file")
     ns.add_argument("scen", help="its .map.scen scenario file")
-    ns.add_argument("--out", help="write one CSV row per scenario to this file")
-    ns.add_argument("--quiet", action="store_true", help="no progress bar")
+    ns.add_argument("--out", help="write one CSV row per scenario to this .csv file")
+    ns.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ns.set_defaults(func=_cmd_nav_scen)
     nb = nav_sub.add_parser("bake", help="bake a scene's navmesh and report it")
     nb.add_argument("scene", help="a built-in scene name, a .toml scene file or a MovingAI .map file")
-    nb.add_argument("--plot", help="draw polygons, portals and a sample path to this PNG")
-    nb.add_argument("--save", help="write the navmesh (.npz) to this file")
+    nb.add_argument("--plot", help="draw polygons by height, portals and a sample path (.png, .svg, .pdf)")
+    nb.add_argument("--save", help="write the navmesh to this .npz file")
     nb.add_argument("--seed", type=cli_types.seed, default=0, help="seed of the sample path (default 0)")
     nb.add_argument("--no-cache", action="store_true", help="bake even if a cached navmesh exists")
+    nb.add_argument("--quiet", action="store_true", help="no progress on stderr while baking")
     nb.set_defaults(func=_cmd_nav_bake)
 
     from npc_ai.body.coupling import MODES
@@ -263,9 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--tau", nargs="*", type=cli_types.positive_float, help="root_motion filter taus to sweep [s]"
     )
     bs.add_argument("--seed", type=cli_types.seed, default=0, help="route seed (default 0)")
-    bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot")
-    bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this file")
-    bs.add_argument("--quiet", action="store_true", help="no progress bar")
+    bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot (created if missing)")
+    bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this .json file")
+    bs.add_argument("--quiet", action="store_true", help="no progress on stderr")
     bs.set_defaults(func=_cmd_bench_sync)
     bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")
     sim_cli.add_bench_sim_arguments(bm)
@@ -280,12 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
     ci.set_defaults(func=_cmd_clip_info)
     cp = clip_sub.add_parser("plot", help="draw the root path and the foot heights over time")
     cp.add_argument("file", help="a .bvh or DeepMimic .txt file, or a built-in clip")
-    cp.add_argument("--out", required=True, help="the PNG file to write")
+    cp.add_argument("--out", required=True, help="the figure to write (.png, .svg, .pdf)")
     cp.add_argument("--clean", action="store_true", help="apply foot-locking cleanup first")
     cp.set_defaults(func=_cmd_clip_plot)
     cr = clip_sub.add_parser("render", help="pose humanoid.urdf along the clip and render a filmstrip PNG")
     cr.add_argument("file", help="a DeepMimic .txt file or a built-in clip (the humanoid skeleton)")
-    cr.add_argument("--out", required=True, help="the PNG file to write")
+    cr.add_argument("--out", required=True, help="the .png file to write")
     cr.add_argument(
         "--frames", type=cli_types.positive_int, default=8, help="frames in the strip (default 8)"
     )

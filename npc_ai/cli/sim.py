@@ -11,11 +11,16 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from npc_ai.cli import types as cli_types
 from npc_ai.cli.types import UsageError
 
+if TYPE_CHECKING:
+    from scenes import Scene
+
 TIMELINE_SKIP = ("noise",)  # in the events file, not on the screen
+GUI_KEYS = "GUI keys: f follows the next NPC, p the player, l shows the level (the mouse turns and zooms)"
 
 
 # -- run ----------------------------------------------------------------------------------------------
@@ -38,7 +43,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary, not the timeline")
 
 
-def _player_mode(args: argparse.Namespace, scene, gui: bool) -> str:
+def _player_mode(args: argparse.Namespace, scene: Scene, gui: bool) -> str:
     if args.player != "auto":
         if args.player == "keyboard" and not gui:
             raise UsageError("--player keyboard needs --gui and a display")
@@ -49,7 +54,7 @@ def _player_mode(args: argparse.Namespace, scene, gui: bool) -> str:
 
 
 def simulate(
-    scene,
+    scene: Scene,
     *,
     npcs: int | None,
     seconds: float,
@@ -59,7 +64,7 @@ def simulate(
     events: Path | None = None,
     plot: Path | None = None,
     quiet: bool = False,
-    out=None,
+    out: TextIO | None = None,
 ) -> int:
     """Simulate `scene`, print the timeline and summary, write the outputs."""
     from npc_ai.sim.player import PlayerSettings
@@ -70,6 +75,8 @@ def simulate(
     t0 = time.perf_counter()
     with Simulation(scene, seed=seed, settings=settings, gui=gui) as sim:
         build = time.perf_counter() - t0
+        if gui:
+            print(GUI_KEYS, file=out, flush=True)
         t1 = time.perf_counter()
         sim.run(seconds, realtime=gui)
         wall = time.perf_counter() - t1
@@ -100,6 +107,8 @@ def simulate(
 
 def cmd_run(args: argparse.Namespace) -> int:
     """`npc-ai run SCENE ...`"""
+    events = cli_types.writable_file(args.events, "--events", cli_types.JSONL)
+    plot = cli_types.writable_file(args.plot, "--plot", cli_types.FIGURE)
     gui = bool(args.gui)
     if gui and not cli_types.has_display():
         print("npc-ai: --gui needs a display, and none was found: running headless", file=sys.stderr)
@@ -115,8 +124,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         player=mode,
         gui=gui,
-        events=cli_types.writable_file(args.events, "--events"),
-        plot=cli_types.writable_file(args.plot, "--plot"),
+        events=events,
+        plot=plot,
         quiet=args.quiet,
     )
 
@@ -134,6 +143,8 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """`npc-ai demo`: guards in the warehouse and a player that hides, with a replay picture."""
+    events = cli_types.writable_file(args.events, "--events", cli_types.JSONL)
+    plot = cli_types.writable_file(args.out, "--out", cli_types.FIGURE)
     gui = bool(args.gui) and cli_types.has_display()
     if args.gui and not gui:
         print("npc-ai: --gui needs a display, and none was found: running headless", file=sys.stderr)
@@ -147,8 +158,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         player="wander",
         gui=gui,
-        events=cli_types.writable_file(args.events, "--events"),
-        plot=cli_types.writable_file(args.out, "--out"),
+        events=events,
+        plot=plot,
     )
 
 
@@ -168,22 +179,32 @@ def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
     p.add_argument("--full-animation", action="store_true", help="sample full skeleton poses every tick")
-    p.add_argument("--json", help='write {"results": [{"npcs", "npc_ticks_per_s", "pybullet_share", ...}]}')
+    p.add_argument(
+        "--json", help='write {"results": [{"npcs", "npc_ticks_per_s", "pybullet_share", ...}]} (.json)'
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def cmd_bench_sim(args: argparse.Namespace) -> int:
     """`npc-ai bench sim`"""
-    from npc_ai.bench.sim import format_table, run_bench_sim
-    from npc_ai.levels import load_level
-
-    target = cli_types.writable_file(args.json, "--json")
+    target = cli_types.writable_file(args.json, "--json", cli_types.JSON)
     if any(n < 1 for n in args.sizes):
         raise UsageError(f"--sizes must be positive, got {args.sizes}")
+    from npc_ai.bench.sim import format_table, run_bench_sim
+    from npc_ai.cli.progress import StderrProgress
+    from npc_ai.levels import load_level
+
     scene = load_level(args.scene)
     t0 = time.perf_counter()
-    results = run_bench_sim(
-        scene, args.sizes, seconds=args.seconds, seed=args.seed, root_only_animation=not args.full_animation
-    )
+    with StderrProgress(f"simulation benchmark on {scene.name}", quiet=args.quiet) as progress:
+        results = run_bench_sim(
+            scene,
+            args.sizes,
+            seconds=args.seconds,
+            seed=args.seed,
+            root_only_animation=not args.full_animation,
+            progress=progress,
+        )
     anim = "full poses" if args.full_animation else "root motion only"
     print(
         f"simulation benchmark on {scene.name}: {args.seconds:g} s simulated per size, "

@@ -77,7 +77,8 @@ def scene_from_grid(
         boxes=boxes,
         npcs=(NpcSpawn(position=nearest_free(0.5, 0.5), name="npc0"),),
         player=PlayerSpawn(position=nearest_free(0.25, 0.25)),
-        navmesh=NavmeshSpec(agent_radius=0.0, cell_size=cell_size / 4),
+        # not eroded (the MovingAI corner rule is kept exactly); the seed character's height and step
+        navmesh=NavmeshSpec(agent_radius=0.0, agent_height=1.8, max_climb=0.4, cell_size=cell_size / 4),
         source=source,
     )
 

@@ -17,15 +17,24 @@ import numpy as np
 
 from navigation.cache import cached_bake
 from navigation.navmesh import NavMesh
-from navigation.ray_bake import bake_from_rays
+from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
 from scenes import RayHits, World, groups
 from scenes.model import NavmeshSpec
 
 
 def bake_settings(spec: NavmeshSpec) -> BakeSettings:
-    """The navigation bake settings that a scene's `[navmesh]` table asks for."""
-    return BakeSettings(**dataclasses.asdict(spec))  # the scene table names BakeSettings fields
+    """The navigation bake settings that a scene's `[navmesh]` table asks for.
+
+    Only the keys the scene sets are passed on; every other setting is BakeSettings' default, the one
+    source of defaults. Read the agent's size from here (`bake_settings(scene.navmesh).agent_radius`),
+    never from the spec, whose unset fields are None.
+
+    Raises:
+        NavSettingsError: a value BakeSettings rejects.
+    """
+    given = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
+    return BakeSettings(**given)  # the scene table names BakeSettings fields
 
 
 def default_cache_dir() -> Path:
@@ -81,6 +90,7 @@ def scene_navmesh(
     settings: BakeSettings | None = None,
     cache_dir: Path | None = None,
     use_cache: bool = True,
+    progress: BakeProgress | None = None,
 ) -> SceneNavmesh:
     """Bake (or load from the cache) the navmesh of `world`'s scene.
 
@@ -90,6 +100,8 @@ def scene_navmesh(
         cache_dir: cache folder; default `default_cache_dir()`.
         use_cache: False bakes without reading or writing the cache. Scenes built in code (no content
             hash) are never cached.
+        progress: `progress(stage, done, total)`, called while baking (see `navigation.ray_bake.BakeProgress`;
+            never called when the mesh comes from the cache).
     Returns:
         `SceneNavmesh(mesh, from_cache)`. The cache key is the scene's content hash, the bake settings,
         the navmesh format and the bake code's fingerprint.
@@ -101,7 +113,7 @@ def scene_navmesh(
     def bake() -> NavMesh:
         nonlocal baked
         baked = True
-        return bake_from_rays(StaticLevel(world), s)
+        return bake_from_rays(StaticLevel(world), s, progress=progress)
 
     if not (use_cache and content):
         return SceneNavmesh(bake(), False)

@@ -2,11 +2,11 @@
 
 - `Simulation` / `SimulationSettings`: build a world from a scene (or use an injected one) and tick it.
 - `Player` / `PlayerSettings`: the scripted (or keyboard) player the NPCs hunt.
+- `PlayerController`: the protocol of your own player (a callable that steers it every tick).
 """
 
-from npc_ai.sim.player import Player, PlayerSettings, PlayerSettingsError
+from npc_ai.sim.player import Player, PlayerController, PlayerSettings, PlayerSettingsError
 from npc_ai.sim.simulation import (
-    STATE_CODES,
     Simulation,
     SimulationError,
     SimulationSettings,
@@ -15,8 +15,8 @@ from npc_ai.sim.simulation import (
 )
 
 __all__ = [
-    "STATE_CODES",
     "Player",
+    "PlayerController",
     "PlayerSettings",
     "PlayerSettingsError",
     "Simulation",

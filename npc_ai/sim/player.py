@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -25,7 +26,27 @@ PLAYER_MODES = ("route", "wander", "still", "keyboard")
 
 
 class PlayerSettingsError(NpcAiError, ValueError):
-    """A player setting is out of range."""
+    """A player setting is out of range, or a player command got a bad argument (a NaN heading...)."""
+
+
+class PlayerController(Protocol):
+    """Your own player: called once per tick, in the decide phase, to steer the player's body.
+
+    Any callable with this signature works: a function, a bound method, an object with `__call__` (a
+    scripted route, a trained policy). It replaces the `PlayerSettings.mode`; the settings still give the
+    speeds, the aim height and the footstep noises. Steer with the player's commands, which take effect in
+    this tick's locomotion phase: `player.go_to(target, speed)` (a navmesh path), `player.move(speed,
+    heading)` (walk freely), `player.stop()`; read `player.position`, `player.yaw`, `player.arrived`. Never
+    step the world from a controller. Plug one in with `Simulation(scene, player_controller=f)`, or set
+    `sim.player.controller = f` later (e.g. a closure over the simulation that reads `sim.npcs`).
+
+    Args:
+        player: the player to steer.
+        time: simulated time [s].
+        watchers: (k, 3) eye positions [m] of the NPCs that see the player now (k = 0 when unseen).
+    """
+
+    def __call__(self, player: Player, time: float, watchers: np.ndarray) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -84,6 +105,8 @@ class Player:
         world, query: the world and navmesh query. position: feet [m]. yaw: [rad].
         settings: movement mode and speeds. rng: the player's Generator (derived from the world's).
         route: waypoints for "route" mode [m]. loop: restart the route at its end.
+        controller: a `PlayerController` that steers the player every tick instead of `settings.mode`
+            (also settable later as the `controller` attribute).
     """
 
     def __init__(
@@ -97,6 +120,7 @@ class Player:
         rng: np.random.Generator,
         route: Sequence[Sequence[float]] = (),
         loop: bool = True,
+        controller: PlayerController | None = None,
     ) -> None:
         self.world = world
         self.query = query
@@ -118,8 +142,11 @@ class Player:
         self.hides = 0
         self._next_step = 0.0
         self._goal: np.ndarray | None = None
-        self._island = query.mesh.islands[max(0, query.polygon_at(self.locomotor.agent.next_position))]
+        # the island the player stands on (its wander and cover points stay there); the main island if none
+        here = query.polygon_at(self.locomotor.agent.next_position)
+        self._island = int(query.mesh.islands[here]) if here >= 0 else query.mesh.main_island
         self.keys: dict[int, int] = {}
+        self.controller = controller
         if self.settings.mode == "route" and not self.route:
             self.settings = PlayerSettings(**{**self.settings.__dict__, "mode": "wander"})
 
@@ -131,6 +158,16 @@ class Player:
     @property
     def position(self) -> np.ndarray:
         return self.locomotor.position
+
+    @property
+    def yaw(self) -> float:
+        """Heading of the body about Z [rad]."""
+        return self.locomotor.yaw
+
+    @property
+    def arrived(self) -> bool:
+        """The player reached the end of the path `go_to` gave it (see `Locomotor.arrived`)."""
+        return self.locomotor.arrived
 
     @property
     def aim_point(self) -> np.ndarray:
@@ -149,14 +186,39 @@ class Player:
         self._goal = np.asarray(target, dtype=np.float64)
         self.locomotor.set_destination(self._goal, speed=speed or self.settings.speed)
 
+    def move(self, speed: float, heading: float | None = None) -> None:
+        """Walk freely (no path) at `speed` [m/s, >= 0] toward `heading` [rad] (None keeps the facing).
+
+        Raises:
+            PlayerSettingsError: a speed that is negative or not finite, or a heading that is not finite.
+        """
+        if isinstance(speed, bool) or not (
+            isinstance(speed, int | float) and math.isfinite(speed) and speed >= 0
+        ):
+            raise PlayerSettingsError(f"move speed must be a finite number of m/s >= 0, got {speed!r}")
+        if heading is not None and not (isinstance(heading, int | float) and math.isfinite(heading)):
+            raise PlayerSettingsError(
+                f"move heading must be a finite angle in radians or None, got {heading!r}"
+            )
+        self._goal = None
+        self.locomotor.move_freely(float(speed), None if heading is None else float(heading))
+
+    def stop(self) -> None:
+        """Drop any path and come to a stop."""
+        self._goal = None
+        self.locomotor.stop()
+
     # -- the tick ----------------------------------------------------------------------------------------
     def decide(self, time: float, watchers: np.ndarray) -> np.ndarray | None:
-        """Choose where to go; `watchers` (k, 3) are the eyes of the NPCs that see the player now.
+        """Choose where to go: the `controller` when there is one, else the settings' mode; `watchers`
+        (k, 3) are the eyes of the NPCs that see the player now.
 
         Returns a footstep noise position when one is made this tick (else None).
         """
         mode = self.settings.mode
-        if mode == "route":
+        if self.controller is not None:
+            self.controller(self, time, watchers)
+        elif mode == "route":
             self._follow_route()
         elif mode == "wander":
             self._wander(time, watchers)
@@ -189,20 +251,17 @@ class Player:
                 self.go_to(cover, s.run_speed)
                 return
         if self._goal is None or self.locomotor.arrived or not self.locomotor.agent.has_path:
-            for _ in range(8):
-                p, poly = self.query.random_point(self.rng)
-                if self.query.mesh.islands[poly] == self._island:
-                    self.go_to(p)
-                    return
+            p, _ = self.query.random_point(self.rng, islands=self._island)
+            self.go_to(p)
 
     def _find_cover(self, watchers: np.ndarray) -> np.ndarray | None:
         """The nearest of some random navmesh points within `hide_radius` that no watcher can see (one
         ray batch for all watcher x candidate pairs)."""
         s = self.settings
-        pts, polys = self.query.random_points(self.rng, s.hide_candidates * 4)
+        pts, _ = self.query.random_points(self.rng, s.hide_candidates * 4, islands=self._island)
         here = self.position
         d = np.linalg.norm(pts[:, :2] - here[:2], axis=1)
-        keep = (d <= s.hide_radius) & (self.query.mesh.islands[polys] == self._island)
+        keep = d <= s.hide_radius
         pts, d = pts[keep][: s.hide_candidates], d[keep][: s.hide_candidates]
         if len(pts) == 0:
             return None

@@ -28,7 +28,7 @@ from navigation.agent import AgentSettings
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
-from npc_ai.behaviour import STATE_CODES, BehaviourSettings, Noise, Npc
+from npc_ai.behaviour import BehaviourSettings, Noise, Npc
 from npc_ai.behaviour.brain import _xyz
 from npc_ai.behaviour.perception import (
     EYE_CLEARANCE,
@@ -37,11 +37,12 @@ from npc_ai.behaviour.perception import (
     heard,
     probe_obstacles,
 )
+from npc_ai.behaviour.states import STATE_CODES
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
-from npc_ai.levels.navmesh import scene_navmesh
-from npc_ai.sim.player import Player, PlayerSettings
-from scenes import Scene, World, WorldSettings, groups
+from npc_ai.levels.navmesh import bake_settings, scene_navmesh
+from npc_ai.sim.player import Player, PlayerController, PlayerSettings
+from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
 
@@ -127,30 +128,74 @@ class Trace:
 class Simulation:
     """Enemies and a player in one PyBullet world.
 
+    The simulation builds its own `World` by default. To embed it in a larger program, hand it a world or a
+    physics client (dm_control style); ownership follows who made the thing:
+
+    - `Simulation(scene)`: the simulation opens a client and builds the world; `close()` disconnects it.
+    - `Simulation(scene, client=bullet_client)`: the simulation builds its world into your client;
+      `close()` removes the simulation's bodies and leaves the client connected (you disconnect it).
+    - `Simulation(scene, world=World(scene, client=...))`: the simulation adds its NPCs and player to your
+      world and steps it; `close()` leaves the world and its bodies alone (you close it).
+
     Args:
         scene: the level (its NPC spawns, archetypes, player spawn and route).
-        seed: seeds the world's Generator, from which every other random draw derives.
+        seed: seeds the world's Generator, from which every other random draw derives (default 0). With an
+            injected `world`, leave it out (the world's own seed applies) or pass the world's seed.
         settings: NPC count, player mode, trail sampling.
-        gui: open the PyBullet GUI.
+        gui: open the PyBullet GUI (only when the simulation opens the client itself), with the overlay of
+            `npc_ai.viz.gui` (level camera, paths, view cones, states, follow keys) as `gui_overlay`.
         navmesh: a navmesh to use instead of baking / loading the scene's.
+        world: a `World` of `scene` to simulate in, owned by the caller. `settings.world` must then be left
+            at its default or equal `world.settings`.
+        client: a `BulletClient` to build the world into, owned by the caller.
+        player_controller: your own player (see `npc_ai.sim.player.PlayerController`): a callable
+            `(player, time, watchers) -> None` called every tick to steer the player instead of its mode.
+            Needs `settings.player` (speeds, aim height, footsteps) to be set.
+    Raises:
+        SimulationError: both `world` and `client`, a `world` of another scene, a `seed`, `gui` or
+            `settings.world` that contradicts the injected world, a controller without a player, or a
+            scene without a walkable navmesh.
     """
 
     def __init__(
         self,
         scene: Scene,
         *,
-        seed: int = 0,
+        seed: int | None = None,
         settings: SimulationSettings | None = None,
         gui: bool = False,
         navmesh: NavMesh | None = None,
+        world: World | None = None,
+        client: Any = None,
+        player_controller: PlayerController | None = None,
     ) -> None:
         self.scene = scene
         self.settings = settings if settings is not None else SimulationSettings()
-        self.world = World(scene, seed=seed, settings=self.settings.world, gui=gui)
+        self.player_controller = player_controller
+        if player_controller is not None:
+            if self.settings.player is None:
+                raise SimulationError("a player_controller needs a player: settings.player must not be None")
+            if not callable(player_controller):
+                raise SimulationError(
+                    "player_controller must be callable as (player, time, watchers), "
+                    f"got {type(player_controller).__name__}"
+                )
+        _check_injection(world, client, scene, seed, gui, self.settings)
+        self._owns_world = world is None
+        if world is None:
+            seed = 0 if seed is None else seed
+            world = World(scene, seed=seed, settings=self.settings.world, gui=gui, client=client)
+        self.world = world
+        self.gui_overlay = None  # with gui: a GuiOverlay (camera, paths, cones, states; f/p/l keys)
         try:
             self._build(navmesh)
+            if gui:
+                from npc_ai.viz.gui import GuiOverlay
+
+                self.gui_overlay = GuiOverlay(self)
         except BaseException:
-            self.world.close()
+            if self._owns_world:
+                self.world.close()
             raise
 
     def _build(self, navmesh: NavMesh | None) -> None:
@@ -182,12 +227,9 @@ class Simulation:
                 )
             )
         if count > len(spawns):
-            main_island = self.query.mesh.islands[int(np.argmax(self.query.mesh.areas))]
             names = {n for n, *_ in spawns}
             while len(spawns) < count:
-                p, poly = self.query.random_point(rng)
-                if self.query.mesh.islands[poly] != main_island:
-                    continue
+                p, _ = self.query.random_point(rng, islands=self.query.mesh.main_island)
                 k = len(spawns)
                 name = f"npc{k}"
                 while name in names:
@@ -196,8 +238,9 @@ class Simulation:
                 spawns.append((name, p, float(rng.uniform(-math.pi, math.pi)), default, ()))
         self.npcs: list[Npc] = []
         # a grid scene's mesh is not eroded (radius 0): its agents still need a body
-        radius = scene.navmesh.agent_radius if scene.navmesh.agent_radius > 0 else GRID_AGENT_RADIUS
-        agent = AgentSettings(radius=radius, height=scene.navmesh.agent_height)
+        bake = bake_settings(scene.navmesh)  # the agent size the navmesh is baked for
+        radius = bake.agent_radius if bake.agent_radius > 0 else GRID_AGENT_RADIUS
+        agent = AgentSettings(radius=radius, height=bake.agent_height)
         animator = AnimatorSettings(lazy_pose=s.root_only_animation)
         for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
             loco = Locomotor(world, self.query, pos, yaw=yaw, agent=agent, animator=animator)
@@ -205,15 +248,25 @@ class Simulation:
             self.npcs.append(Npc(name, i, loco, behaviour, self, npc_rng, route))
         self.player: Player | None = None
         if s.player is not None:
-            spawn = scene.player
+            player_spawn = scene.player
             player_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
-            if spawn is not None:
-                pos, yaw, route, loop = spawn.position, math.radians(spawn.yaw_deg), spawn.route, spawn.loop
+            if player_spawn is not None:
+                pos = np.asarray(player_spawn.position, dtype=np.float64)
+                yaw, route = math.radians(player_spawn.yaw_deg), player_spawn.route
+                loop = player_spawn.loop
             else:
-                pos, _ = self.query.random_point(player_rng)
+                pos, _ = self.query.random_point(player_rng, islands=self.query.mesh.main_island)
                 yaw, route, loop = 0.0, (), True
             self.player = Player(
-                world, self.query, pos, yaw=yaw, settings=s.player, rng=player_rng, route=route, loop=loop
+                world,
+                self.query,
+                pos,
+                yaw=yaw,
+                settings=s.player,
+                rng=player_rng,
+                route=route,
+                loop=loop,
+                controller=self.player_controller,
             )
         self._bodies = {npc.body: npc for npc in self.npcs}
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
@@ -329,6 +382,8 @@ class Simulation:
         tm.pybullet += t4 - t3
         tm.record += t6 - t5
         tm.ticks += 1
+        if self.gui_overlay is not None:  # GUI only, outside the timings
+            self.gui_overlay.update()
 
     def run(self, seconds: float, *, realtime: bool = False) -> None:
         """Step for `seconds` of simulated time (paced to the wall clock when `realtime`)."""
@@ -455,7 +510,8 @@ class Simulation:
 
     # -- results ---------------------------------------------------------------------------------------
     @property
-    def events(self):
+    def events(self) -> EventLog:
+        """The world's event log (every recorded event, in order)."""
         return self.world.events
 
     def timeline(self, events: tuple[str, ...] | None = None) -> list[str]:
@@ -491,13 +547,46 @@ class Simulation:
         return out
 
     def close(self) -> None:
-        self.world.close()
+        """Close the world if the simulation built it (see the class docs: an injected world is left open,
+        an injected client stays connected)."""
+        if self._owns_world:
+            self.world.close()
 
     def __enter__(self) -> Simulation:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_injection(
+    world: World | None, client: Any, scene: Scene, seed: int | None, gui: bool, s: SimulationSettings
+) -> None:
+    """Reject an injected world or client that contradicts the other arguments."""
+    if client is not None and gui:
+        raise SimulationError("gui=True opens a new client; with an injected client, open it in GUI mode")
+    if world is None:
+        return
+    if client is not None:
+        raise SimulationError("pass either world= or client=, not both (a world already has its client)")
+    if not isinstance(world, World):
+        raise SimulationError(f"world must be a scenes.World, got {type(world).__name__}")
+    if world.scene is not scene and world.scene != scene:
+        raise SimulationError(
+            f"the injected world holds scene {world.scene.name!r}, not {scene.name!r}: "
+            "build the world from this scene"
+        )
+    if seed is not None and seed != world.seed:
+        raise SimulationError(
+            f"seed {seed} contradicts the injected world's seed {world.seed}; "
+            "leave seed out to use the world's"
+        )
+    if gui:
+        raise SimulationError("gui=True cannot apply to an injected world; build the world with gui=True")
+    if s.world != WorldSettings() and s.world != world.settings:
+        raise SimulationError(
+            "settings.world contradicts the injected world's settings; set them on the World instead"
+        )
 
 
 def _short(v: Any) -> str:

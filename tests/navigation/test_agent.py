@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from navigation.agent import AgentSettings, NavAgent
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.grid_bake import bake_polygons
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 
 DT = 1.0 / 60.0
 WALL = [(8.0, 0.0), (9.0, 0.0), (9.0, 7.0), (8.0, 7.0)]
@@ -45,7 +45,7 @@ def run(agent: NavAgent, ticks: int = 3000) -> int:
 
 def test_agent_goes_around_the_wall_and_stops_within_stopping_distance(query: NavMeshQuery) -> None:
     agent = NavAgent(query, (2, 2, 0), AgentSettings(speed=3.0, stopping_distance=0.2))
-    assert agent.set_destination((15, 2, 0)) is PathStatus.COMPLETE
+    assert agent.set_destination((15, 2, 0)) is QueryStatus.SUCCESS
     ticks = run(agent)
     end = agent.next_position
     assert np.hypot(*(end[:2] - [15, 2])) <= 0.2 + 1e-6
@@ -80,7 +80,7 @@ def test_steering_target_is_the_next_corner_and_remaining_distance_shrinks(query
 
 def test_unreachable_destination_gives_partial_path_and_stops_at_its_end(islands: NavMeshQuery) -> None:
     agent = NavAgent(islands, (2, 2, 0), AgentSettings(stopping_distance=0.05, snap_distance=1.0))
-    assert agent.set_destination((22, 2, 0)) is PathStatus.PARTIAL
+    assert agent.set_destination((22, 2, 0)) is QueryStatus.PARTIAL
     run(agent)
     np.testing.assert_allclose(agent.next_position[:2], [10.0, 2.0], atol=0.06)  # nearest reachable point
 

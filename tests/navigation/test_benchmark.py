@@ -11,6 +11,7 @@ from shapely.geometry import LineString
 from navigation.benchmark import ROW_FIELDS, solve_scenarios
 from navigation.grid_bake import grid_free_geometry
 from navigation.movingai import read_map, read_scenarios
+from navigation.query import QueryStatus
 
 
 def _check_map(name: str, step: int = 1) -> dict[str, float]:
@@ -27,7 +28,7 @@ def _check_map(name: str, step: int = 1) -> dict[str, float]:
     assert query.polygon_count == report.polygon_count
     ratios = []
     for sc, row, oct_len in zip(scen, report.rows, octile, strict=True):
-        assert row.status == "complete", sc
+        assert row.status == QueryStatus.SUCCESS.value, sc
         straight = float(np.hypot(sc.goal[0] - sc.start[0], sc.goal[1] - sc.start[1]))
         assert straight - 1e-9 <= row.length <= oct_len + 1e-6, (sc, row.length, oct_len)
         exact = vg.length(sc.start_point, sc.goal_point)

@@ -9,7 +9,7 @@ from fake_world import FakeWorld, Solid, box
 from navigation.errors import NavMeshError
 from navigation.heightfield import MAX_RAYS_PER_BATCH, sample_heightfield
 from navigation.navmesh import FLAG_ISLAND
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 from navigation.ray_bake import bake_from_rays
 from navigation.settings import BakeSettings
 
@@ -45,7 +45,7 @@ def test_bridge_and_floor_below_are_both_walkable_and_different_polygons(bridge_
 def test_levels_connect_only_via_the_ramp(bridge_mesh) -> None:
     _, _, q = bridge_mesh
     res = q.find_path((10, 5, 3.2), (10, 5, 0.0))
-    assert res.status is PathStatus.COMPLETE
+    assert res.status is QueryStatus.SUCCESS
     assert res.points[:, 0].max() > 24.0  # walked down the ramp and back under the bridge
     assert res.length > 2 * 14.0
     mid = res.points[(res.points[:, 0] > 18) & (res.points[:, 0] < 24)]
@@ -76,7 +76,7 @@ def test_slope_filter() -> None:
     assert q.polygon_at((11, 5, 2.0)) == -1
     assert q.polygon_at((5, 5, 0.0)) >= 0
     res = q.find_path((5, 5, 0.0), (20, 5, 0.0))
-    assert res.status is PathStatus.PARTIAL  # the steep wedge splits the floor
+    assert res.status is QueryStatus.PARTIAL  # the steep wedge splits the floor
     gentle = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, max_slope_deg=70.0))
     assert NavMeshQuery(gentle, height_tolerance=0.3).polygon_at((11, 5, 2.0)) >= 0
 
@@ -100,7 +100,7 @@ def test_clearance_filter() -> None:
 def test_steps_within_max_climb_connect() -> None:
     step = box(10, 30, 0, 10, 0.0, 0.3)
     world = FakeWorld([FLOOR, step])
-    for climb, status in ((0.4, PathStatus.COMPLETE), (0.2, PathStatus.PARTIAL)):
+    for climb, status in ((0.4, QueryStatus.SUCCESS), (0.2, QueryStatus.PARTIAL)):
         mesh = bake_from_rays(world, BakeSettings(agent_radius=0.0, cell_size=0.25, max_climb=climb))
         res = NavMeshQuery(mesh, height_tolerance=0.2).find_path((5, 5, 0.0), (20, 5, 0.3))
         assert res.status is status
@@ -120,7 +120,7 @@ def test_thin_wall_between_cell_centres_blocks() -> None:
     mesh = bake_from_rays(world, BakeSettings(agent_radius=0.3, cell_size=0.25))
     q = NavMeshQuery(mesh, height_tolerance=0.3)
     assert q.polygon_at((5, 5, 0.0)) >= 0 and q.polygon_at((15, 5, 0.0)) >= 0
-    assert q.find_path((5, 5, 0.0), (15, 5, 0.0)).status is PathStatus.PARTIAL
+    assert q.find_path((5, 5, 0.0), (15, 5, 0.0)).status is QueryStatus.PARTIAL
     for p in range(mesh.polygon_count):  # eroded by the radius on both sides
         x = mesh.polygon_xy(p)[:, 0]
         assert x.max() <= 10.05 - 0.3 + 0.25 + 1e-9 or x.min() >= 10.07 + 0.3 - 0.25 - 1e-9

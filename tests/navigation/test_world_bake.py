@@ -19,7 +19,7 @@ import shapely
 from shapely.geometry import Polygon, box
 
 from navigation.navmesh import NavMesh
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 from navigation.ray_bake import bake_from_rays
 from navigation.settings import BakeSettings
 from npc_ai.levels.navmesh import bake_settings
@@ -208,7 +208,7 @@ def test_compound_levels_meet_only_at_the_ramp() -> None:
         k = q.polygon_at(p)
         assert k >= 0 and mesh.islands[k] == mesh.islands[walkway], p
     res = q.find_path((0, 8, 0), (0, 8, 3))
-    assert res.status is PathStatus.COMPLETE
+    assert res.status is QueryStatus.SUCCESS
     pts = res.points
     on_ramp = (
         (pts[:, 0] >= RAMP_X[0])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from navigation.navmesh import NavMesh
 from npc_ai.levels.navmesh import scene_navmesh
 from npc_ai.sim.player import PlayerSettings
@@ -57,7 +55,7 @@ def simulation(
     spawn = (
         None if player is None else PlayerSpawn(position=(player[0], player[1], 0.0), route=route, loop=False)
     )
-    scene = dataclasses.replace(scene, player=spawn)
+    scene = scene.with_player(spawn)
     ps = (
         None
         if player is None

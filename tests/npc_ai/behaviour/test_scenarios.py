@@ -165,14 +165,12 @@ def test_a_noise_beyond_hearing_range_is_not_heard(scene, mesh) -> None:
 
 
 def test_a_sighting_alerts_allies_in_range() -> None:
-    import dataclasses
-
     from scenes import NpcSpawn
 
     scene = range_scene()
     near = NpcSpawn(position=(-3.0, -3.0, 0.0), yaw_deg=180.0, name="near", archetype="guard")
     far = NpcSpawn(position=(-16.0, -16.0, 0.0), yaw_deg=180.0, name="far", archetype="guard")
-    scene = dataclasses.replace(scene, npcs=(*scene.npcs, near, far))
+    scene = scene.with_npcs(near, far)
     with simulation(scene, bake(scene), player=(8.0, 0.0)) as sim:
         sim.run(0.5)
         assert names(events(sim, "near"))[:3] == ["wander", "alerted", "chase"]
@@ -205,7 +203,7 @@ def test_patrol_visits_its_waypoints(scene, mesh) -> None:
 
     route = ((0.0, -6.0, 0.0), (-8.0, -6.0, 0.0), (-8.0, 6.0, 0.0))
     npc = dataclasses.replace(scene.npcs[0], patrol=route)
-    with simulation(dataclasses.replace(scene, npcs=(npc,)), mesh, player=None) as sim:
+    with simulation(scene.with_npcs(npc, keep_existing=False), mesh, player=None) as sim:
         g = sim.npcs[0]
         assert g.state == "patrol"
         closest = [math.inf] * 3

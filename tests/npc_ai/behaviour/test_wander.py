@@ -17,7 +17,7 @@ CONTACT_DISTANCE = 0.005  # [m]
 def wander(scene_name: str, seed: int) -> dict:
     scene = load_scene(scene_name)
     lone = dataclasses.replace(scene.npcs[-1], patrol=())  # a wanderer (no patrol route)
-    scene = dataclasses.replace(scene, npcs=(lone,))
+    scene = scene.with_npcs(lone, keep_existing=False)
     with Simulation(scene, seed=seed, settings=SimulationSettings(player=None, trail_every=0)) as sim:
         npc, world = sim.npcs[0], sim.world
         client, static = world.client, set(world.static_bodies)

@@ -7,7 +7,7 @@ import pytest
 
 from navigation.agent import AgentSettings
 from navigation.grid_bake import bake_polygons
-from navigation.query import NavMeshQuery, PathStatus
+from navigation.query import NavMeshQuery, QueryStatus
 from npc_ai.body.coupling import MODES, CouplingError, CouplingSettings, DriftLimit
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.levels.navmesh import scene_navmesh
@@ -63,7 +63,7 @@ def test_npc_reaches_a_series_of_destinations(mode, scene, waypoints, tmp_path_f
         )
         world.step()
         for goal in waypoints[1:]:
-            assert legs.set_destination(goal) is PathStatus.COMPLETE
+            assert legs.set_destination(goal) is QueryStatus.SUCCESS
             assert drive(legs, world, 40.0), f"{mode}: did not reach {goal} (at {legs.position})"
             gap = np.linalg.norm((legs.position - legs.agent.destination)[:2])
             assert gap <= stop + 0.05, f"{mode}: stopped {gap:.2f} m from {goal}"
@@ -106,7 +106,7 @@ def test_unreachable_destination_gives_partial_path_and_stops_at_its_end() -> No
             world, query, (2, 5, 0), agent=AgentSettings(stopping_distance=0.2, snap_distance=0.5)
         )
         world.step()
-        assert legs.set_destination((20, 5, 0)) is PathStatus.PARTIAL
+        assert legs.set_destination((20, 5, 0)) is QueryStatus.PARTIAL
         assert drive(legs, world, 20.0)
         end = legs.agent.path.points[-1]
         np.testing.assert_allclose(end[:2], [9.6, 5.0], atol=1e-6)  # the reachable point nearest the goal

@@ -158,7 +158,7 @@ def test_nav_scen_writes_the_documented_csv(tmp_path: Path, movingai_dir: Path) 
     body = rows[1:]
     assert len(body) == 160 and [int(r[0]) for r in body] == list(range(160))
     for r in body:
-        assert r[7] == "complete"
+        assert r[7] == "success"  # navigation.QueryStatus.SUCCESS.value
         assert float(r[6]) <= float(r[5]) + 1e-3  # any-angle never longer than octile (file rounds to 1e-5)
         assert float(r[8]) > 0
 
@@ -171,6 +171,7 @@ def test_nav_bake_prints_time_and_polygons_and_plots(tmp_path: Path) -> None:
     assert (tmp_path / "nav.png").read_bytes()[:4] == b"\x89PNG"
     second = npc_ai("nav", "bake", "arena", env=env)
     assert "loaded from the cache" in second.stdout
+    assert second.stderr == ""  # nothing baked, no progress
     assert list((tmp_path / "cache").glob("*.npz"))
 
 
@@ -200,6 +201,7 @@ def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
     args += ["--json", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"), "--quiet"]
     out = npc_ai(*args, env=env)
     assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # --quiet: no progress
     data = json.loads((tmp_path / "s.json").read_text())
     assert set(data["modes"]) == {"agent_drives", "root_motion_pull_agent"}
     keys = {"foot_skate_ratio", "contact_foot_speed_mps", "drift_mean_m", "drift_max_m"}
@@ -211,22 +213,156 @@ def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
     assert "agent_drives" in out.stdout and "tau sweep" in out.stdout
 
 
+# Every output option of every command, refused before any work: (args, option, message). In the args,
+# {tmp} is a fresh folder, {file} an existing regular file in it, {fifo} a named pipe ending in .jsonl,
+# {map}/{scen} a MovingAI pair. Where a command has a second, valid output (ok.*), that file must not
+# appear either: the command stopped before doing the work that would write it.
+REFUSED = [
+    (
+        ["run", "arena", "--events", "{tmp}/ok.jsonl", "--plot", "{tmp}/r.txt"],
+        "--plot",
+        "end in .png, .svg or .pdf",
+    ),
+    (["run", "arena", "--plot", "{tmp}/ok.png", "--events", "{tmp}/e.json"], "--events", "end in .jsonl"),
+    (["run", "arena", "--plot", "/proc/npc-ai-replay.png"], "--plot", "the folder '/proc' is not writable"),
+    (["run", "arena", "--events", "{file}/e.jsonl"], "--events", "is a file, not a folder"),
+    (["run", "arena", "--events", "{fifo}"], "--events", "is not a regular file"),
+    (["run", "arena", "--events", "/nonexistent-npc-ai/e.jsonl"], "--events", "does not exist"),
+    (["run", "arena", "--plot", ""], "--plot", "needs a file name"),
+    (["demo", "--events", "{tmp}/ok.jsonl", "--out", "{tmp}/demo.jpg"], "--out", "end in .png, .svg or .pdf"),
+    (["demo", "--out", "{tmp}/ok.png", "--events", "{file}/e.jsonl"], "--events", "is a file, not a folder"),
+    (["demo", "--out", "/proc/npc-ai-demo.png"], "--out", "the folder '/proc' is not writable"),
+    (
+        ["nav", "bake", "arena", "--no-cache", "--save", "{tmp}/ok.npz", "--plot", "{tmp}/n.txt"],
+        "--plot",
+        "end in",
+    ),
+    (
+        ["nav", "bake", "arena", "--no-cache", "--plot", "{tmp}/ok.png", "--save", "{tmp}/m.np"],
+        "--save",
+        ".npz",
+    ),
+    (["nav", "bake", "arena", "--no-cache", "--plot", "{tmp}"], "--plot", "is a folder; give a file name"),
+    (["nav", "bake", "arena", "--no-cache", "--save", "/proc/npc-ai.npz"], "--save", "is not writable"),
+    (["nav", "scen", "{map}", "{scen}", "--out", "{tmp}/rows.txt"], "--out", "must end in .csv"),
+    (["nav", "scen", "{map}", "{scen}", "--out", "{file}/rows.csv"], "--out", "is a file, not a folder"),
+    (["clip", "plot", "walk", "--out", "{tmp}/clip.jpg"], "--out", "end in .png, .svg or .pdf"),
+    (["clip", "plot", "walk", "--out", "/nonexistent-npc-ai/x.png"], "--out", "does not exist"),
+    (["clip", "render", "walk", "--out", "{tmp}/strip.svg"], "--out", "must end in .png"),
+    (["clip", "render", "walk", "--out", "/proc/strip.png"], "--out", "is not writable"),
+    (["bench", "sync", "--json", "{tmp}/ok.json", "--out", "/proc/npc-ai-sync"], "--out", "is not writable"),
+    (["bench", "sync", "--json", "{tmp}/ok.json", "--out", "{file}"], "--out", "is a file; give a folder"),
+    (
+        ["bench", "sync", "--json", "{tmp}/ok.json", "--out", "{file}/sync"],
+        "--out",
+        "is a file, not a folder",
+    ),
+    (["bench", "sync", "--out", "{tmp}/ok", "--json", "{tmp}/s.jsonl"], "--json", "must end in .json"),
+    (["bench", "sim", "--json", "{tmp}/b.csv"], "--json", "must end in .json"),
+    (["bench", "sim", "--json", "/proc/npc-ai-bench.json"], "--json", "is not writable"),
+]
+
+
 @pytest.mark.parametrize(
-    "args",
-    [
-        ["clip", "plot", "walk", "--out", "/nonexistent-npc-ai/x.png"],
-        ["nav", "bake", "arena", "--plot", "/nonexistent-npc-ai/p.png"],
-        ["nav", "bake", "arena", "--save", "/nonexistent-npc-ai/m.npz"],
-        ["bench", "sync", "--json", "/nonexistent-npc-ai/x.json"],
-        ["bench", "sim", "--json", "/nonexistent-npc-ai/x.json"],
-        ["run", "arena", "--events", "/nonexistent-npc-ai/e.jsonl"],
-    ],
+    ("args", "option", "message"),
+    REFUSED,
+    ids=[f"{args[0]}-{args[1]}-{option}-{message}" for args, option, message in REFUSED],
 )
-def test_unwritable_outputs_are_refused_before_any_work(args: list[str]) -> None:
+def test_unusable_outputs_are_refused_before_any_work(
+    args: list[str], option: str, message: str, tmp_path: Path, movingai_dir: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("a file, not a folder\n")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    names = {
+        "tmp": str(tmp_path),
+        "file": str(tmp_path / "notes.txt"),
+        "fifo": str(tmp_path / "pipe.jsonl"),
+        "map": str(movingai_dir / "arena.map"),
+        "scen": str(movingai_dir / "arena.map.scen"),
+    }
+    argv = [a.format(**names) for a in args]
+    before = set(tmp_path.iterdir())
+    out = npc_ai(*argv)
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.splitlines()) == 1, out.stderr
+    assert out.stderr.startswith(f"npc-ai: error: {option} "), out.stderr
+    assert message in out.stderr
+    assert out.stdout == ""  # nothing was simulated, baked or solved
+    assert set(tmp_path.iterdir()) == before  # no output (valid or not) and no probe file left behind
+    refused = argv[argv.index(option) + 1]
+    if refused and not refused.startswith(str(tmp_path)):
+        assert not Path(refused).exists()
+
+
+def test_a_writable_output_folder_is_created_and_probed_without_leftovers(tmp_path: Path) -> None:
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    out = npc_ai("nav", "bake", "arena", "--quiet", "--save", str(tmp_path / "mesh.npz"), env=env)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "mesh.npz"]
+
+
+def test_bake_progress_goes_to_stderr_and_quiet_silences_it(tmp_path: Path) -> None:
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    baked = npc_ai("nav", "bake", "arena", "--no-cache", env=env)
+    assert baked.returncode == 0, baked.stderr
+    # stderr is a pipe here: one plain line per stage, no carriage returns
+    assert baked.stderr.splitlines() == [
+        f"npc-ai: baking the navmesh of arena: {stage}"
+        for stage in ("casting rays", "finding regions", "building polygons", "linking polygons")
+    ]
+    assert baked.stdout.startswith("scene arena: navmesh baked in") and "npc-ai:" not in baked.stdout
+    quiet = npc_ai("nav", "bake", "arena", "--no-cache", "--quiet", env=env)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.stdout.splitlines()[1:] == baked.stdout.splitlines()[1:]
+
+
+def test_bake_progress_on_a_terminal_is_a_bar_that_clears(tmp_path: Path) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "npc_ai", "nav", "bake", "arena", "--no-cache"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=REPO,
+        env=env,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    stdout = proc.stdout.read().decode() if proc.stdout else ""
+    assert proc.wait(timeout=120) == 0
+    text = seen.decode()
+    assert "baking the navmesh of arena: casting rays" in text and "building polygons" in text
+    assert "\r" in text and "npc-ai: baking" not in text  # a redrawn bar, not the plain lines
+    assert text.endswith("\r")  # the last bar was cleared when the bake ended
+    assert stdout.startswith("scene arena: navmesh baked in") and "casting rays" not in stdout
+
+
+def test_bench_sim_shows_progress_per_size_on_stderr() -> None:
+    args = ["bench", "sim", "--scene", "arena", "--sizes", "1", "2", "--seconds", "0.5"]
     out = npc_ai(*args)
-    assert out.returncode == 2
-    assert "does not exist" in out.stderr and "Traceback" not in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert "npc-ai: simulation benchmark on arena: 1 NPCs" in lines
+    assert "npc-ai: simulation benchmark on arena: 2 NPCs" in lines
+    assert out.stdout.startswith("simulation benchmark on arena") and "npc-ai:" not in out.stdout
+    quiet = npc_ai(*args, "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""
 
 
 def test_clip_render_writes_a_filmstrip_quietly(tmp_path: Path) -> None:
