@@ -1,8 +1,10 @@
 """Turn a `Scene` into static PyBullet bodies in a given client.
 
-Every body is created in the client passed in (never the global pybullet module) and put in the STATIC
-collision group. If anything fails, the bodies made so far are removed before `SceneError` is raised, so a
-failed build leaves nothing behind.
+Box-shaped geometry (floor, boxes, ramps, stairs, platforms) is merged into compound bodies of up to 16
+boxes that lie near each other, so a level of thousands of boxes costs hundreds of bodies. Meshes, URDF and
+SDF assets keep a body each. Every body is created in the client passed in (never the global pybullet
+module) and put in the STATIC collision group. If anything fails, the bodies made so far are removed before
+`SceneError` is raised, so a failed build leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -120,31 +122,85 @@ def _platform(p: Platform) -> list[StaticBox]:
     return out
 
 
+MAX_CHILDREN = 16  # PyBullet's MAX_COMPOUND_CHILD_SHAPES: more are silently dropped
+ALONE_SIZE = 100.0  # [m] a box longer than this (a floor) gets a body of its own
+
+
+def _morton(x: int, y: int) -> int:
+    """Interleave the bits of two non-negative cell indices (Z-order: near cells get near codes)."""
+    code = 0
+    for bit in range(32):
+        code |= ((x >> bit) & 1) << (2 * bit) | ((y >> bit) & 1) << (2 * bit + 1)
+    return code
+
+
+def merge_groups(boxes: list[StaticBox], colors: list[Color], *, by_color: bool) -> list[list[int]]:
+    """Indices of `boxes` grouped into compound bodies of at most MAX_CHILDREN boxes each.
+
+    Boxes are ordered along a Z-order curve of their centres (1 m cells) and cut into runs of
+    MAX_CHILDREN, so each body holds neighbours and its bounding box stays small; boxes longer than
+    ALONE_SIZE get a body of their own. With `by_color`, a group holds one colour (one visual colour per
+    body). The grouping depends only on the boxes, so it is the same in every run.
+    """
+    if not boxes:
+        return []
+    centres = np.array([b.center[:2] for b in boxes], dtype=np.float64)
+    cells = np.floor(centres - centres.min(axis=0)).astype(np.int64)
+    runs: dict[Color | None, list[tuple[int, int]]] = {}
+    alone: list[list[int]] = []
+    for i, b in enumerate(boxes):
+        if 2 * max(b.half_extents[0], b.half_extents[1]) > ALONE_SIZE:
+            alone.append([i])
+        else:
+            runs.setdefault(colors[i] if by_color else None, []).append((_morton(*cells[i]), i))
+    out = alone
+    for key in sorted(runs, key=repr):
+        order = [i for _code, i in sorted(runs[key])]
+        out += [order[k : k + MAX_CHILDREN] for k in range(0, len(order), MAX_CHILDREN)]
+    return out
+
+
 class _Builder:
     def __init__(self, client: Client, scene: Scene, visuals: bool) -> None:
         self.c = client
         self.scene = scene
         self.visuals = visuals
         self.bodies: list[int] = []
-        self._shapes: dict[tuple[float, float, float], int] = {}
 
     def _static(self, body: int) -> int:
         self.bodies.append(body)
         for link in range(-1, self.c.getNumJoints(body)):
-            self.c.setCollisionFilterGroupMask(body, link, groups.STATIC, groups.ALL)
+            # static bodies never touch each other: no broadphase pairs between pieces of the level
+            self.c.setCollisionFilterGroupMask(body, link, groups.STATIC, groups.mask_of(groups.STATIC))
         return body
 
-    def box(self, b: StaticBox, color: Color) -> int:
-        hx, hy, hz = b.half_extents
-        key = (round(hx, 9), round(hy, 9), round(hz, 9))
-        shape = self._shapes.get(key)
-        if shape is None:
-            shape = self.c.createCollisionShape(pb.GEOM_BOX, halfExtents=b.half_extents)
-            self._shapes[key] = shape
+    def compound(self, boxes: list[StaticBox], color: Color) -> int:
+        """One static body holding up to MAX_CHILDREN boxes (a compound collision shape).
+
+        Bullet updates every collision object's bounding box on every step, static or not, so one body per
+        box made big levels cost ~10 us per box per tick; a compound costs one bounding box and keeps a tree
+        of its children for rays and contacts.
+        """
+        if not 1 <= len(boxes) <= MAX_CHILDREN:
+            raise SceneError(self.scene.source, "", f"internal: a compound needs 1..{MAX_CHILDREN} boxes")
+        half = [list(b.half_extents) for b in boxes]
+        where = [list(b.center) for b in boxes]
+        turns = [list(b.quaternion) for b in boxes]
+        n = len(boxes)
+        shape = self.c.createCollisionShapeArray(
+            [pb.GEOM_BOX] * n,
+            halfExtents=half,
+            collisionFramePositions=where,
+            collisionFrameOrientations=turns,
+        )
         visual = -1
         if self.visuals:
-            visual = self.c.createVisualShape(pb.GEOM_BOX, halfExtents=b.half_extents, rgbaColor=color)
-        body = self.c.createMultiBody(0.0, shape, visual, b.center, b.quaternion)
+            visual = self.c.createVisualShapeArray(
+                [pb.GEOM_BOX] * n, halfExtents=half, visualFramePositions=where, visualFrameOrientations=turns
+            )
+        body = self.c.createMultiBody(0.0, shape, visual, (0.0, 0.0, 0.0))
+        if self.visuals:
+            self.c.changeVisualShape(body, -1, rgbaColor=color)
         return self._static(body)
 
     def asset(self, a: Asset, key: str) -> None:
@@ -180,9 +236,9 @@ def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> tupl
     """Create all static bodies of `scene` in `client`; return their ids (nothing is left on failure)."""
     b = _Builder(client, scene, visuals)
     try:
-        colors = _colors(scene)
-        for sb, color in zip(scene_boxes(scene), colors, strict=True):
-            b.box(sb, color)
+        boxes, colors = scene_boxes(scene), _colors(scene)
+        for members in merge_groups(boxes, colors, by_color=visuals):
+            b.compound([boxes[i] for i in members], colors[members[0]])
         for i, a in enumerate(scene.assets):
             b.asset(a, f"{a.kind}[{sum(x.kind == a.kind for x in scene.assets[:i])}]")
     except BaseException:

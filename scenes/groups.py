@@ -1,15 +1,26 @@
 """Collision groups: one bit per class of body, so ray tests and casts can select or exclude a class.
 
 Pass a mask (bitwise OR of groups) to `World.ray_test` / `World.box_cast`; PyBullet applies it per ray batch.
+
+Bit 1 is reserved: a PyBullet ray test always belongs to group 1, and a body is seen by rays only if its
+own mask holds that bit. So no class of body uses bit 1, and every body's mask (`mask_of`) includes it.
 """
 
 from __future__ import annotations
 
-STATIC = 1  # level geometry: floors, walls, meshes (mass 0)
-NPC = 2  # NPC character bodies
-PLAYER = 4  # the player's body
-PROP = 8  # dynamic props (crates that can be pushed)
+RAYS = 1  # reserved: the group every PyBullet ray test belongs to (never a body's group)
+STATIC = 2  # level geometry: floors, walls, meshes (mass 0)
+NPC = 4  # NPC character bodies
+PLAYER = 8  # the player's body
+PROP = 16  # dynamic props (crates that can be pushed)
 ALL = STATIC | NPC | PLAYER | PROP
 CHARACTERS = NPC | PLAYER
 
 NAMES: dict[int, str] = {STATIC: "static", NPC: "npc", PLAYER: "player", PROP: "prop"}
+
+
+def mask_of(group: int) -> int:
+    """The collision mask a body of `group` gets: it touches every class but its own when it is static
+    (pieces of the level never need contact pairs with each other), and is seen by rays."""
+    others = ALL & ~STATIC if group == STATIC else ALL
+    return others | RAYS
