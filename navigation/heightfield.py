@@ -72,7 +72,10 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
     cs, ch = settings.cell_size, settings.cell_height
     nx, ny = (math.ceil((hi[i] - lo[i]) / cs) for i in (0, 1))
     if nx * ny > 4_000_000:
-        raise NavMeshError(f"{nx} x {ny} cells is too many: raise cell_size (now {cs} m)")
+        raise NavMeshError(
+            f"the level is {float(nx) * cs:.3g} x {float(ny) * cs:.3g} m: {float(nx):.3g} x "
+            f"{float(ny):.3g} cells of {cs} m is too many; raise cell_size or shrink the level"
+        )
     ix, iy = np.meshgrid(np.arange(nx), np.arange(ny))
     cx = lo[0] + (ix.ravel() + 0.5) * cs
     cy = lo[1] + (iy.ravel() + 0.5) * cs

@@ -145,7 +145,9 @@ def merge_groups(boxes: list[StaticBox], colors: list[Color], *, by_color: bool)
     if not boxes:
         return []
     centres = np.array([b.center[:2] for b in boxes], dtype=np.float64)
-    cells = np.floor(centres - centres.min(axis=0)).astype(np.int64)
+    offset = centres - centres.min(axis=0)
+    cell = max(1.0, float(offset.max()) / 65535.0)  # [m] 1 m, coarser only for levels over 65 km
+    cells = np.floor(offset / cell).astype(np.int64)
     runs: dict[Color | None, list[tuple[int, int]]] = {}
     alone: list[list[int]] = []
     for i, b in enumerate(boxes):

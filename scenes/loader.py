@@ -38,6 +38,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 BUILTIN_SCENES: tuple[str, ...] = ("arena", "warehouse", "compound", "monastery")
 PYBULLET_DATA_PREFIX = "pybullet_data:"
+MAX_MAGNITUDE = 1e5  # every number of a scene file lies within +-this: a level is at most 100 km across
+MAX_STEPS = 1000  # stairs with more steps are almost surely a typo (each step is a box)
+GRAVITY_RANGE = (-100.0, 0.0)  # [m/s^2] z gravity: pointing down (Earth -9.81), at most 10 g
 
 
 class _Reader:
@@ -61,17 +64,21 @@ class _Reader:
         x = float(value)
         if not math.isfinite(x):
             raise self.fail(key, f"must be a finite number, got {value!r}")
+        if abs(x) > MAX_MAGNITUDE:
+            raise self.fail(key, f"must lie within +-{MAX_MAGNITUDE:g} (metres, degrees), got {x:.6g}")
         if positive and not x > 0:
             raise self.fail(key, f"must be greater than 0, got {value!r}")
         if low is not None and x < low:
             raise self.fail(key, f"must be at least {low}, got {value!r}")
         return x
 
-    def integer(self, value: Any, key: str, *, low: int) -> int:
+    def integer(self, value: Any, key: str, *, low: int, high: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(key, f"must be an integer, got {type(value).__name__} {value!r}")
         if value < low:
             raise self.fail(key, f"must be at least {low}, got {value}")
+        if high is not None and value > high:
+            raise self.fail(key, f"must be at most {high}, got {value:.6g}")
         return int(value)
 
     def vector(self, value: Any, key: str, n: int, *, positive: bool = False) -> tuple[float, ...]:
@@ -193,7 +200,7 @@ def _stairs(r: _Reader, t: Mapping[str, Any], key: str) -> Stairs:
     _check_keys(r, t, key, allowed, {"start", "steps", "rise", "run", "width"})
     return Stairs(
         start=r.vec3(t["start"], f"{key}.start"),
-        steps=r.integer(t["steps"], f"{key}.steps", low=1),
+        steps=r.integer(t["steps"], f"{key}.steps", low=1, high=MAX_STEPS),
         rise=r.number(t["rise"], f"{key}.rise", positive=True),
         run=r.number(t["run"], f"{key}.run", positive=True),
         width=r.number(t["width"], f"{key}.width", positive=True),
@@ -336,7 +343,14 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
     archetypes = _archetypes(r, doc)
     known = {name for name, _ in archetypes} | {"default"}
     npcs = _array(r, doc, "npc", _npc)
+    named: dict[str, int] = {}
     for i, npc in enumerate(npcs):
+        if npc.name and npc.name in named:
+            raise r.fail(
+                f"npc[{i}].name",
+                f"{npc.name!r} is already npc[{named[npc.name]}]'s name; names must be unique",
+            )
+        named.setdefault(npc.name, i)
         if npc.archetype not in known:
             raise r.fail(
                 f"npc[{i}].archetype", f"no [archetype.{npc.archetype}] table; define it or use 'default'"
@@ -349,7 +363,7 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
     return Scene(
         name=name,
         description=_opt(head, "description", r.string, "scene", ""),
-        gravity=_opt(head, "gravity", r.number, "scene", -9.81),
+        gravity=_opt(head, "gravity", _gravity(r), "scene", -9.81),
         floor=_floor(r, r.table(doc["floor"], "floor"), "floor") if "floor" in doc else None,
         boxes=_array(r, doc, "box", _box),
         ramps=_array(r, doc, "ramp", _ramp),
@@ -364,6 +378,19 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         archetypes=archetypes,
         source=source,
     )
+
+
+def _gravity(r: _Reader) -> Callable[[Any, str], float]:
+    def read(value: Any, key: str) -> float:
+        g = r.number(value, key)
+        lo, hi = GRAVITY_RANGE
+        if not lo <= g <= hi:
+            raise r.fail(
+                key, f"must lie in [{lo:g}, {hi:g}] m/s^2 (negative is down; Earth is -9.81), got {g:g}"
+            )
+        return g
+
+    return read
 
 
 def parse_scene(text: str, *, source: str = "<string>", base_dir: Path | None = None) -> Scene:

@@ -121,6 +121,22 @@ def test_pybullet_data_prefix_finds_the_monastery() -> None:
         (MINIMAL + "[archetype.g]\nsight = [1]\n", r"archetype\.g\.sight: must be a number"),
         (MINIMAL + "[archetype.g]\nsight = nan\n", r"archetype\.g\.sight: must be a finite number"),
         ("archetype = 3\n" + MINIMAL, r"archetype: must be a table"),
+        # physical ranges (issue 10)
+        (
+            MINIMAL + "[floor]\nsize = [1e300, 10]\n",
+            r"floor\.size\[0\]: must lie within \+-100000 .*got 1e\+300$",
+        ),
+        (MINIMAL + "[[npc]]\nposition = [2e5, 0, 0]\n", r"npc\[0\]\.position\[0\]: must lie within"),
+        (
+            MINIMAL + "[[stairs]]\nstart = [0,0,0]\nsteps = 100000000\nrise = 0.2\nrun = 0.3\nwidth = 1\n",
+            r"stairs\[0\]\.steps: must be at most 1000, got 1e\+08$",
+        ),
+        ('[scene]\nname = "t"\ngravity = 50\n', r"scene\.gravity: must lie in \[-100, 0\] m/s\^2"),
+        ('[scene]\nname = "t"\ngravity = -1000\n', r"scene\.gravity: must lie in"),
+        (
+            MINIMAL + '[[npc]]\nposition = [0,0,0]\nname = "a"\n[[npc]]\nposition = [2,0,0]\nname = "a"\n',
+            r"npc\[1\]\.name: 'a' is already npc\[0\]'s name; names must be unique",
+        ),
     ],
 )
 def test_bad_scene_text_names_the_key_and_the_problem(text: str, message: str) -> None:
