@@ -13,6 +13,7 @@ from npc_ai.sim.simulation import (
     Timings,
     Trace,
 )
+from npc_ai.sim.spawning import SpawnError, spread_spawns, stream
 
 __all__ = [
     "Player",
@@ -22,6 +23,9 @@ __all__ = [
     "Simulation",
     "SimulationError",
     "SimulationSettings",
+    "SpawnError",
     "Timings",
     "Trace",
+    "spread_spawns",
+    "stream",
 ]

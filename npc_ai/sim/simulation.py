@@ -9,8 +9,8 @@ One tick, in order (DESIGN.md):
     6. physics   - `world.step()`, then `after_physics` for every character
     7. record    - this tick's events go to the world's event log; trails are sampled
 
-Deterministic under the seed: every random draw comes from Generators derived, in a fixed order, from
-the world's `rng`.
+Deterministic under the seed: each NPC's random stream derives from (seed, its name), the player's from
+(seed, "player"), so adding or removing an NPC leaves every other character's draws unchanged.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
+from npc_ai.sim.spawning import spread_spawns, stream
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
@@ -213,50 +214,51 @@ class Simulation:
             if spawn.archetype not in archetypes:
                 archetypes[spawn.archetype] = BehaviourSettings.for_archetype(scene, spawn.archetype)
         default = archetypes.get("default") or BehaviourSettings.for_archetype(scene, "default")
-        rng = world.rng
         count = len(scene.npcs) if s.npcs is None else s.npcs
+        names = _unique_names([spawn.name for spawn in scene.npcs[:count]], count)
         spawns: list[tuple[str, np.ndarray, float, BehaviourSettings, tuple]] = []
-        for i, spawn in enumerate(scene.npcs[:count]):
-            spawns.append(
-                (
-                    spawn.name or f"npc{i}",
-                    np.asarray(spawn.position, dtype=np.float64),
-                    math.radians(spawn.yaw_deg),
-                    archetypes[spawn.archetype],
-                    spawn.patrol,
-                )
-            )
-        if count > len(spawns):
-            names = {n for n, *_ in spawns}
-            while len(spawns) < count:
-                p, _ = self.query.random_point(rng, islands=self.query.mesh.main_island)
-                k = len(spawns)
-                name = f"npc{k}"
-                while name in names:
-                    name += "_"
-                names.add(name)
-                spawns.append((name, p, float(rng.uniform(-math.pi, math.pi)), default, ()))
-        self.npcs: list[Npc] = []
+        for name, spawn in zip(names, scene.npcs[:count], strict=False):
+            position = np.asarray(spawn.position, dtype=np.float64)
+            yaw = math.radians(spawn.yaw_deg)
+            spawns.append((name, position, yaw, archetypes[spawn.archetype], spawn.patrol))
+        main = self.query.mesh.main_island
+        for name in names[len(spawns) :]:  # extra NPCs: a spot and a heading from their own stream
+            draw = stream(world.seed, name, "spawn")
+            p, _ = self.query.random_point(draw, islands=main)
+            spawns.append((name, p, float(draw.uniform(-math.pi, math.pi)), default, ()))
         # a grid scene's mesh is not eroded (radius 0): its agents still need a body
         bake = bake_settings(scene.navmesh)  # the agent size the navmesh is baked for
         radius = bake.agent_radius if bake.agent_radius > 0 else GRID_AGENT_RADIUS
         agent = AgentSettings(radius=radius, height=bake.agent_height)
         animator = AnimatorSettings(lazy_pose=s.root_only_animation)
-        for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
-            loco = Locomotor(world, self.query, pos, yaw=yaw, agent=agent, animator=animator)
-            npc_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
-            self.npcs.append(Npc(name, i, loco, behaviour, self, npc_rng, route))
-        self.player: Player | None = None
+        player_rng = stream(world.seed, "", "player")
+        player_at: np.ndarray | None = None
         if s.player is not None:
-            player_spawn = scene.player
-            player_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
-            if player_spawn is not None:
-                pos = np.asarray(player_spawn.position, dtype=np.float64)
-                yaw, route = math.radians(player_spawn.yaw_deg), player_spawn.route
-                loop = player_spawn.loop
+            if scene.player is not None:
+                player_at = np.asarray(scene.player.position, dtype=np.float64)
             else:
-                pos, _ = self.query.random_point(player_rng, islands=self.query.mesh.main_island)
+                player_at = self.query.random_point(player_rng, islands=main)[0]
+        # no two bodies start inside each other: later spawns move to the nearest free spot
+        starts = np.array([p for _, p, *_ in spawns] + ([] if player_at is None else [player_at]))
+        if player_at is not None:  # the player keeps its spot; NPCs make room
+            starts = np.roll(starts, 1, axis=0)
+        spread, moved = spread_spawns(starts, radius, agent.height, self.query)
+        if player_at is not None:
+            spread, moved = np.roll(spread, -1, axis=0), np.roll(moved, -1)
+        self.npcs: list[Npc] = []
+        for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
+            loco = Locomotor(world, self.query, spread[i], yaw=yaw, agent=agent, animator=animator)
+            self.npcs.append(Npc(name, i, loco, behaviour, self, stream(world.seed, name), route))
+            if moved[i]:
+                self.record(self.npcs[-1], "spawn_moved", {"from": _xyz(pos), "to": _xyz(spread[i])})
+        self.player: Player | None = None
+        if s.player is not None and player_at is not None:
+            if scene.player is not None:
+                yaw, route = math.radians(scene.player.yaw_deg), scene.player.route
+                loop = scene.player.loop
+            else:
                 yaw, route, loop = 0.0, (), True
+            pos = player_at
             self.player = Player(
                 world,
                 self.query,
@@ -587,6 +589,22 @@ def _check_injection(
         raise SimulationError(
             "settings.world contradicts the injected world's settings; set them on the World instead"
         )
+
+
+def _unique_names(given: list[str], count: int) -> list[str]:
+    """`count` NPC names: the spawns' own, then `npc<i>` for the unnamed and the extra ones, never reusing
+    a name (a clash gets `_` appended)."""
+    taken = {n for n in given if n}
+    out: list[str] = []
+    for i in range(count):
+        name = given[i] if i < len(given) and given[i] else ""
+        if not name:
+            name = f"npc{i}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+        out.append(name)
+    return out
 
 
 def _short(v: Any) -> str:
