@@ -168,6 +168,7 @@ class _Builder:
         self.scene = scene
         self.visuals = visuals
         self.bodies: list[int] = []
+        self.trimeshes: list[int] = []  # bodies of `[[mesh]]` assets: concave triangle meshes
 
     def _static(self, body: int) -> int:
         self.bodies.append(body)
@@ -218,7 +219,7 @@ class _Builder:
                 visual = -1
                 if self.visuals:
                     visual = self.c.createVisualShape(pb.GEOM_MESH, fileName=str(a.path), meshScale=scale)
-                self._static(self.c.createMultiBody(0.0, shape, visual, a.position, q))
+                self.trimeshes.append(self._static(self.c.createMultiBody(0.0, shape, visual, a.position, q)))
             elif a.kind == "urdf":
                 body = self.c.loadURDF(str(a.path), a.position, q, useFixedBase=True, globalScaling=a.scale)
                 self._static(body)
@@ -234,8 +235,21 @@ class _Builder:
             raise SceneError(self.scene.source, key, f"PyBullet could not load {a.path}: {exc}") from None
 
 
-def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> tuple[int, ...]:
-    """Create all static bodies of `scene` in `client`; return their ids (nothing is left on failure)."""
+@dataclass(frozen=True)
+class BuiltLevel:
+    """The static bodies of a scene in a client.
+
+    Attributes:
+        bodies: every static body id. trimeshes: those that are concave triangle meshes (`[[mesh]]`
+            assets), which rays see from both sides and contact queries only at their surface.
+    """
+
+    bodies: tuple[int, ...]
+    trimeshes: tuple[int, ...]
+
+
+def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> BuiltLevel:
+    """Create all static bodies of `scene` in `client` (nothing is left on failure)."""
     b = _Builder(client, scene, visuals)
     try:
         boxes, colors = scene_boxes(scene), _colors(scene)
@@ -247,7 +261,7 @@ def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> tupl
         for body in reversed(b.bodies):
             client.removeBody(body)
         raise
-    return tuple(b.bodies)
+    return BuiltLevel(tuple(b.bodies), tuple(b.trimeshes))
 
 
 def _colors(scene: Scene) -> list[Color]:

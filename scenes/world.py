@@ -113,6 +113,7 @@ class World:
         self.groups: dict[int, int] = {}
         self._cast_shapes: dict[tuple[float, ...], int] = {}
         self._closed = False
+        self._trimeshes: tuple[int, ...] = ()
         s = self.settings
         try:
             self.client.setGravity(0, 0, scene.gravity)
@@ -122,7 +123,9 @@ class World:
             visuals = gui if s.visuals is None else s.visuals
             if gui:  # a GUI client redraws after every body it gets: build the level unseen (~10x faster)
                 self.client.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 0)
-            self.static_bodies: tuple[int, ...] = build_static(self.client, scene, visuals=visuals)
+            level = build_static(self.client, scene, visuals=visuals)
+            self.static_bodies: tuple[int, ...] = level.bodies
+            self._trimeshes = level.trimeshes
             if gui:
                 self.client.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 1)
         except BaseException:
@@ -312,8 +315,9 @@ class World:
         self, centers: np.ndarray, half_extents: Iterable[float], *, mask: int = groups.STATIC
     ) -> np.ndarray:
         """(n,) bool: does an axis-aligned box of `half_extents` [m] at each of `centers` (n, 3) [m] overlap
-        (penetrate) a body in the `mask` groups? Exact for convex shapes; a box wholly inside a closed
-        triangle mesh touches no triangle and counts as free."""
+        (penetrate) a body in the `mask` groups? Exact for convex shapes. A box wholly inside a closed
+        triangle mesh (a `[[mesh]]` asset) touches no triangle, so its centre is also tested for being
+        inside one: a ray from it crosses the mesh an odd number of times."""
         self._check_open()
         c = np.asarray(centers, dtype=np.float64)
         h = np.asarray(list(half_extents), dtype=np.float64)
@@ -334,7 +338,39 @@ class World:
                 if any(p[8] < -1e-4 for p in points):
                     out[i] = True
                     break
+        if self._trimeshes and mask & groups.STATIC:
+            out |= self.inside_trimeshes(c)
         return out
+
+    def inside_trimeshes(self, points: np.ndarray) -> np.ndarray:
+        """(n,) bool: which points lie inside a closed triangle mesh of the level (`[[mesh]]` assets).
+
+        Parity test: a ray from each point, tilted off the vertical so it does not run along a mesh
+        edge, is restarted past every surface it meets; a point inside a closed mesh crosses that mesh
+        an odd number of times. One ray batch per surface layer, for all points at once.
+        """
+        self._check_open()
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        crossings = np.zeros(len(p), dtype=np.int64)
+        if not self._trimeshes or len(p) == 0:
+            return crossings.astype(bool)
+        top = max(self.client.getAABB(b, -1)[1][2] for b in self._trimeshes) + 1.0
+        up = np.array([0.0013, 0.0021, 1.0])
+        up /= np.linalg.norm(up)
+        origin = p.copy()
+        active = origin[:, 2] < top
+        meshes = np.array(self._trimeshes)
+        for _ in range(256):  # at most this many surfaces above a point
+            rows = np.flatnonzero(active)
+            if rows.size == 0:
+                break
+            length = (top - origin[rows, 2]) / up[2]
+            hits = self.ray_test(origin[rows], origin[rows] + length[:, None] * up, mask=groups.STATIC)
+            hit = hits.hit
+            crossings[rows[hit & np.isin(hits.body, meshes)]] += 1
+            origin[rows[hit]] = hits.point[hit] + up * 1e-5
+            active[rows[~hit]] = False
+        return np.asarray(crossings % 2 == 1)
 
     def overlap(self, lo: Iterable[float], hi: Iterable[float], *, mask: int | None = None) -> list[int]:
         """Bodies whose AABB overlaps the box [lo, hi] [m], filtered by collision groups (sorted ids)."""

@@ -33,3 +33,34 @@ def test_scene_navmesh_says_where_the_mesh_came_from(tmp_path: Path) -> None:
     assert (first.from_cache, second.from_cache, uncached.from_cache) == (False, True, False)
     assert second.mesh.polygon_count == first.mesh.polygon_count > 0
     np.testing.assert_array_equal(second.mesh.vertices, first.mesh.vertices)
+
+
+CUBE_OBJ = "".join(
+    [f"v {x} {y} {z}\n" for x, y, z in [(-2, -2, 0), (2, -2, 0), (2, 2, 0), (-2, 2, 0)]]
+    + [f"v {x} {y} {z}\n" for x, y, z in [(-2, -2, 2), (2, -2, 2), (2, 2, 2), (-2, 2, 2)]]
+    + [
+        f"f {a} {b} {c}\n"
+        for a, b, c in [(1, 3, 2), (1, 4, 3), (5, 6, 7), (5, 7, 8), (1, 2, 6), (1, 6, 5)]
+        + [(2, 3, 7), (2, 7, 6), (3, 4, 8), (3, 8, 7), (4, 1, 5), (4, 5, 8)]
+    ]
+)
+
+
+def test_the_inside_of_a_closed_mesh_solid_is_not_walkable(tmp_path: Path) -> None:
+    from navigation import NavMeshQuery
+    from npc_ai.levels import load_level
+
+    (tmp_path / "cube.obj").write_text(CUBE_OBJ)  # a closed 4 x 4 x 2 m block on the floor
+    (tmp_path / "s.toml").write_text(
+        '[scene]\nname = "cube"\n[floor]\nsize = [20, 20]\n[[mesh]]\npath = "cube.obj"\n'
+        "[navmesh]\nagent_radius = 0.3\nagent_height = 1.5\ncell_size = 0.2\n"
+    )
+    with World(load_level(tmp_path / "s.toml")) as world:
+        inside = world.inside_trimeshes(np.array([[0, 0, 1], [1.9, -1.9, 0.1], [3, 3, 1], [0, 0, 2.5]]))
+        np.testing.assert_array_equal(inside, [True, True, False, False])
+        mesh = scene_navmesh(world, use_cache=False).mesh
+    q = NavMeshQuery(mesh)
+    for x, y in [(0.0, 0.0), (1.5, -1.5), (-1.0, 1.2)]:
+        assert q.polygon_at((x, y, 0.0), height_tolerance=0.3) < 0  # the floor under the block
+        assert q.polygon_at((x, y, 2.0), height_tolerance=0.3) >= 0  # its top is walkable
+    assert q.polygon_at((6.0, 6.0, 0.0), height_tolerance=0.3) >= 0
