@@ -6,7 +6,7 @@
 from navigation.agent import AgentSettings, NavAgent
 from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
 from navigation.cache import cached_bake, content_hash
-from navigation.errors import MapFormatError, NavigationError, NavMeshError, NavSettingsError
+from navigation.errors import CacheWarning, MapFormatError, NavigationError, NavMeshError, NavSettingsError
 from navigation.funnel import (
     corridor_portals,
     drop_collinear,
@@ -36,6 +36,7 @@ __all__ = [
     "FLAG_ISLAND",
     "AgentSettings",
     "BakeSettings",
+    "CacheWarning",
     "GridMap",
     "Heightfield",
     "MapFormatError",

@@ -1,9 +1,11 @@
 """A path-following agent on a navmesh, with the interface game engines give their nav agents.
 
 The agent knows nothing of animation or physics. Each `update(dt)` it advances a simulated position
-(`next_position`) along its path, kept on the mesh surface (slopes, ramps, bridges). Who moves the visible
+(`next_position`) along its path, kept on the mesh surface (slopes, ramps, bridges): its height comes from
+the path's corridor polygon it is in, so on a ramp over the ground it is the ramp's. Who moves the visible
 character is the caller's choice: with `update_position` on, `position` follows `next_position`; with it off
 (agent follows animation), the caller moves the character and may write `next_position` to pull the agent.
+Bad arguments raise NavMeshError naming the argument (see `navigation.arguments`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navigation import arguments
 from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
@@ -70,10 +73,7 @@ class AgentSettings:
 
 
 def _point(p: object, what: str) -> np.ndarray:
-    a = np.asarray(p, dtype=np.float64).reshape(-1)
-    if a.shape not in ((2,), (3,)) or not np.isfinite(a).all():
-        raise NavMeshError(f"{what} must be 2 or 3 finite numbers [m], got {p!r}")
-    return a if a.shape == (3,) else np.array([a[0], a[1], np.nan])
+    return arguments.point(p, what)
 
 
 def _segment_distance_xy(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
@@ -91,7 +91,7 @@ class NavAgent:
         position: where the agent starts [m]; snapped onto the mesh (NavMeshError if farther than
             `settings.snap_distance`).
         settings: speed, acceleration, radius...
-        yaw: initial heading about Z [rad].
+        yaw: initial heading about Z [rad, finite].
     """
 
     def __init__(
@@ -102,18 +102,23 @@ class NavAgent:
         *,
         yaw: float = 0.0,
     ) -> None:
+        if not isinstance(query, NavMeshQuery):
+            raise NavMeshError(f"query must be a NavMeshQuery, got {arguments.shown(query)}")
+        if settings is not None and not isinstance(settings, AgentSettings):
+            raise NavMeshError(f"settings must be an AgentSettings or None, got {arguments.shown(settings)}")
         self.query = query
         self.settings = settings if settings is not None else AgentSettings()
         self.update_position = True
         self.update_rotation = True
         self.is_stopped = False
-        self.yaw = float(yaw)
+        self.yaw = arguments.angle(yaw, "yaw")
         self.velocity = np.zeros(3)
         self._next = self._snap(position, "start position")
         self._position = self._next.copy()
         self._destination: np.ndarray | None = None
         self._path: PathResult | None = None
         self._corner = 1
+        self._poly = 0  # index in the path's corridor of the polygon the agent was last in
         self.repaths = 0
 
     # -- state ---------------------------------------------------------------------------------------
@@ -229,22 +234,41 @@ class NavAgent:
         path = self._path
         if self._destination is not None and path is not None and path.status is QueryStatus.SUCCESS:
             moved = float(np.linalg.norm(goal[:2] - self._destination[:2]))
-            if moved <= self.settings.repath_tolerance:
-                last = self.corners[-2] if len(self.corners) > 1 else self._next
-                if self.query.raycast(last, goal).walkable:
-                    pts = path.points.copy()
-                    pts[-1] = goal
-                    self._path = dataclasses.replace(path, points=pts)
-                    self._destination = goal
-                    return path.status
+            if moved <= self.settings.repath_tolerance and self._move_end(path, goal):
+                self._destination = goal
+                return path.status
         self._destination = goal
         return self._replan(goal).status
+
+    def _move_end(self, path: PathResult, goal: np.ndarray) -> bool:
+        """Keep the path but end it at `goal` instead, when the last leg can run straight there: the leg
+        from the last corner (or the agent, on the last leg) is planned again, so its heights and
+        corridor are those of the surface it crosses (a goal moved from a ramp onto a platform)."""
+        pts = path.points
+        if len(pts) - self._corner > 1:
+            # from the last corner; the old corridor up to the last polygon holding it (the old last leg
+            # runs straight, so it passes over that (x, y) once)
+            cut, last = len(pts) - 2, pts[-2]
+            at = self.query._last_corridor_index(path.corridor, last)
+        else:  # on the last leg: from where the agent is, in the polygon it is in
+            cut, last, at = self._corner, self._next, self._poly
+        tail = self.query.find_path(last, goal)
+        if tail.status is not QueryStatus.SUCCESS:
+            return False
+        straight = float(np.hypot(*(goal[:2] - last[:2])))
+        walked = float(np.hypot(*np.diff(tail.points[:, :2], axis=0).T).sum())
+        if walked > straight + 1e-9 * max(1.0, straight):
+            return False  # the last corner cannot see the new goal: plan the whole path again
+        corridor = (path.corridor[:at] if at >= 0 else path.corridor) + tail.corridor
+        self._path = dataclasses.replace(path, corridor=corridor, points=np.vstack([pts[:cut], tail.points]))
+        return True
 
     def reset_path(self) -> None:
         """Forget the destination and path; the agent brakes to a stop."""
         self._destination = None
         self._path = None
         self._corner = 1
+        self._poly = 0
 
     def warp(self, position: object) -> bool:
         """Teleport agent and character to `position` (snapped onto the mesh), zero the velocity, and
@@ -267,8 +291,7 @@ class NavAgent:
         within `acceleration`, slows for sharp corners, and with `auto_braking` reaches zero exactly at
         `stopping_distance` from the end. Motion is kept on the mesh surface.
         """
-        if not (math.isfinite(dt) and dt > 0):
-            raise NavMeshError(f"dt must be a positive number of seconds, got {dt!r}")
+        dt = arguments.seconds(dt, "dt")
         s = self.settings
         start = self._next
         speed = self.speed
@@ -315,18 +338,20 @@ class NavAgent:
         if pts is None:
             return
         pos = self._next
-        while distance > 1e-12 and self._corner < len(pts):
+        while self._corner < len(pts):
             corner = pts[self._corner]
             seg = float(np.hypot(*(corner[:2] - pos[:2])))
-            if seg <= distance + _CORNER_EPS:
-                pos = corner.copy()
-                distance -= seg
+            if seg <= distance + _CORNER_EPS and (distance > 1e-12 or seg <= 1e-12):
+                pos = corner.copy()  # also the top of a step: a corner straight above the last one
+                distance = max(0.0, distance - seg)
                 if self._corner == len(pts) - 1:
                     break
                 self._corner += 1
-            else:
+            elif distance > 1e-12:
                 pos = self._on_surface(pos + (corner - pos) * (distance / seg))
                 distance = 0.0
+            else:
+                break
         self._next = pos
 
     # -- internals -----------------------------------------------------------------------------------
@@ -339,15 +364,26 @@ class NavAgent:
     def _replan(self, destination: np.ndarray) -> PathResult:
         self._path = self.query.find_path(self._next, destination)
         self._corner = 1
+        self._poly = 0
         self.repaths += 1
         return self._path
 
     def _on_surface(self, p: np.ndarray) -> np.ndarray:
-        """`p` with its height taken from the mesh polygon under it (path segments are walkable already)."""
-        poly = self.query.polygon_at(p)
+        """`p`, a point of the path, with its height from the path's corridor polygon it is in: the first
+        one, from the polygon the agent was last in onwards, that holds its (x, y). So a point on the ramp
+        gets the ramp's height, not the ground's under it. Off the corridor (never, for a point of the
+        path), the polygon nearest its height; on none, `p` is kept."""
+        path = self._path
+        x, y = float(p[0]), float(p[1])
+        k = -1 if path is None else self.query._corridor_index(path.corridor, x, y, self._poly)
+        if path is not None and k >= 0:
+            self._poly = k
+            poly = path.corridor[k]
+        else:
+            poly = self.query.polygon_at(p)
         if poly < 0:
             return p
-        return np.array([p[0], p[1], self.query.mesh.height_at(poly, float(p[0]), float(p[1]))])
+        return np.array([x, y, self.query.mesh.height_at(poly, x, y)])
 
     def _move_on_surface(self, start: np.ndarray, target: np.ndarray) -> np.ndarray:
         """Walk from start toward target on the mesh; stop just short of a wall and slide along it."""

@@ -17,3 +17,8 @@ class NavMeshError(NavigationError):
 
 class NavSettingsError(NavigationError, ValueError):
     """`BakeSettings` or `AgentSettings` was given an out-of-range value."""
+
+
+class CacheWarning(UserWarning):
+    """The navmesh cache cannot be used (its folder is a file, cannot be created or written, or an entry is
+    a folder): the mesh is baked without it, and this is said once per cache folder and process."""

@@ -1,13 +1,15 @@
-"""String pulling: the shortest path through a corridor of polygons (the "simple stupid funnel")."""
+"""String pulling: the shortest path through a corridor of polygons (the "simple stupid funnel"), and
+the heights of a path from the polygons of its corridor."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
 from navigation.errors import NavMeshError
-from navigation.navmesh import NavMesh
+from navigation.navmesh import NavMesh, PolygonLoops
 
 # A path point is redundant when it lies on the segment joining its neighbours: within HORIZONTAL_TOLERANCE
 # [m] of it seen from above (round-off only: dropping a real corner, however slight, would cut it and leave
@@ -41,10 +43,25 @@ def string_pull(
     portals: list[tuple[np.ndarray, np.ndarray]], start: np.ndarray, goal: np.ndarray
 ) -> np.ndarray:
     """Shortest path from start to goal through portals (left, right) in order; (k, 2) corners [m]."""
+    return string_pull_indexed(portals, start, goal)[0]
+
+
+def string_pull_indexed(
+    portals: list[tuple[np.ndarray, np.ndarray]], start: np.ndarray, goal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`string_pull`, plus where each corner is in the corridor the portals come from.
+
+    Returns:
+        (k, 2) corners [m], and (k,) ints: for each corner, the index in the corridor of the first
+        polygon it lies in (0 for the start, len(portals) for the goal, i for a corner at an end of
+        portal i, which joins corridor polygons i and i + 1). A multi-level path reads its heights
+        from these polygons (a point over a bridge is on the bridge or under it, never both).
+    """
     start = np.asarray(start, dtype=float)[:2]
     goal = np.asarray(goal, dtype=float)[:2]
     ports = [(start, start), *portals, (goal, goal)]
     pts = [start]
+    at = [0]  # index in `ports` of each corner
     apex, left, right = start, start, start
     apex_i = left_i = right_i = 0
     i = 1
@@ -56,6 +73,7 @@ def string_pull(
                 right, right_i = pr, i
             else:
                 pts.append(left)
+                at.append(left_i)
                 apex, apex_i = left, left_i
                 left = right = apex
                 left_i = right_i = apex_i
@@ -67,6 +85,7 @@ def string_pull(
                 left, left_i = pl, i
             else:
                 pts.append(right)
+                at.append(right_i)
                 apex, apex_i = right, right_i
                 left = right = apex
                 left_i = right_i = apex_i
@@ -75,10 +94,69 @@ def string_pull(
         i += 1
     if not np.array_equal(pts[-1], goal):
         pts.append(goal)
+        at.append(len(ports) - 1)
     out = np.asarray(pts, dtype=float)
+    owner = np.maximum(np.asarray(at, dtype=np.int64) - 1, 0)  # ports[i] lies on corridor polygon i - 1
     keep = np.ones(len(out), dtype=bool)
     keep[1:] = np.any(out[1:] != out[:-1], axis=1)
-    return out[keep] if keep.sum() >= 2 else out[[0, -1]]
+    rows = np.flatnonzero(keep) if keep.sum() >= 2 else np.array([0, len(out) - 1])
+    out, owner = out[rows], owner[rows]
+    owner[-1] = len(portals)  # the goal is in the last polygon
+    return out, owner
+
+
+def lift_path(
+    planes: Sequence[tuple[float, float, float]],
+    loops: PolygonLoops,
+    xy: Sequence[tuple[float, float]],
+    owners: Sequence[int],
+    corridor: Sequence[int],
+) -> np.ndarray:
+    """A 2-D path through a corridor, with each height from the corridor polygon the path is in there.
+
+    Corner i is on polygon corridor[owners[i]]. Where the path crosses a portal between polygons of
+    different planes a point is added, twice (one height per side: a vertical step, of at most the bake's
+    max_climb) where their heights differ. Never "a polygon under this (x, y)": over a ramp or a bridge
+    there are several. Points collinear in 3-D with their neighbours stay (see `drop_collinear`).
+
+    Args:
+        planes: per polygon, its height plane (a, b, c): z = a x + b y + c (`NavMesh.planes` as tuples).
+        loops: the mesh's polygons as lists (`NavMesh.loops`).
+        xy: (x, y) corners [m], start to goal.
+        owners: for each corner, its index in `corridor`, non-decreasing; the first 0, the last the end.
+        corridor: polygon ids the path crosses, in order.
+    Returns:
+        (j, 3) path [m], j >= len(xy).
+    """
+
+    def height(poly: int, x: float, y: float) -> float:
+        a, b, c = planes[poly]
+        return a * x + b * y + c
+
+    x0, y0 = xy[0]
+    out = [(x0, y0, height(corridor[owners[0]], x0, y0))]
+    for i in range(1, len(xy)):
+        (ax, ay), (bx, by) = xy[i - 1], xy[i]
+        t_prev = 0.0
+        for j in range(owners[i - 1], owners[i]):
+            pa, pb = corridor[j], corridor[j + 1]
+            if planes[pa] == planes[pb]:
+                continue
+            k = loops.neighbors[pa].index(pb)
+            ring = loops.xy[pa]
+            (cx, cy), (dx, dy) = ring[k], ring[(k + 1) % len(ring)]
+            # where segment a->b crosses the portal's line, never before the last crossing
+            sa = (dx - cx) * (ay - cy) - (dy - cy) * (ax - cx)
+            sb = (dx - cx) * (by - cy) - (dy - cy) * (bx - cx)
+            t = min(max(sa / (sa - sb) if sa != sb else t_prev, t_prev), 1.0)
+            px, py = ax + t * (bx - ax), ay + t * (by - ay)
+            za, zb = height(pa, px, py), height(pb, px, py)
+            out.append((px, py, za))
+            if zb != za:
+                out.append((px, py, zb))
+            t_prev = t
+        out.append((bx, by, height(corridor[owners[i]], bx, by)))
+    return np.array(out, dtype=np.float64)
 
 
 def portal_midpoint_path(

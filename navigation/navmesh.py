@@ -161,21 +161,27 @@ class NavMesh:
     def total_area(self) -> float:
         return float(self.areas.sum())
 
-    def save(self, path: str | Path) -> None:
-        """Write the mesh to an `.npz` file (format version FORMAT_VERSION)."""
-        np.savez_compressed(
-            Path(path),
-            version=np.array(FORMAT_VERSION),
-            vertices=self.vertices,
-            poly_offsets=self.poly_offsets,
-            poly_verts=self.poly_verts,
-            poly_neighbors=self.poly_neighbors,
-            planes=self.planes,
-            areas=self.areas,
-            islands=self.islands,
-            flags=self.flags,
-            meta=np.array(json.dumps(self.meta, sort_keys=True, default=str)),
-        )
+    def save(self, path: str | Path) -> Path:
+        """Write the mesh to exactly `path` and return it (npz data, format version FORMAT_VERSION).
+
+        `.npz` is the usual name, but no suffix is ever added: the file written is the path returned.
+        """
+        p = Path(path)
+        with p.open("wb") as f:  # given a file object, numpy does not append ".npz" to the name
+            np.savez_compressed(
+                f,
+                version=np.array(FORMAT_VERSION),
+                vertices=self.vertices,
+                poly_offsets=self.poly_offsets,
+                poly_verts=self.poly_verts,
+                poly_neighbors=self.poly_neighbors,
+                planes=self.planes,
+                areas=self.areas,
+                islands=self.islands,
+                flags=self.flags,
+                meta=np.array(json.dumps(self.meta, sort_keys=True, default=str)),
+            )
+        return p
 
     @classmethod
     def load(cls, path: str | Path) -> NavMesh:

@@ -1,14 +1,14 @@
 """Queries on a baked NavMesh: paths, nearest point, raycast along the surface, random points, walls.
 
-Points are (2,) or (3,) arrays [m]. A 2-D point (or z = NaN) ignores height; with a z, the polygon must be
+Points are 2 or 3 numbers [m]. A 2-D point (or z = NaN) ignores height; with a z, the polygon must be
 within `height_tolerance` of it (so a point on a bridge and one on the walkway below are told apart).
-Bad arguments (NaN, wrong shape) raise NavMeshError; expected outcomes carry a status instead.
+Bad arguments (a string, NaN, a coordinate beyond `arguments.COORDINATE_LIMIT`, a wrong shape...) raise
+NavMeshError naming the argument (see `navigation.arguments`); expected outcomes carry a status instead.
 """
 
 from __future__ import annotations
 
 import enum
-import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from navigation import arguments
 from navigation.errors import NavMeshError
-from navigation.funnel import corridor_portals, drop_collinear, string_pull
+from navigation.funnel import corridor_portals, drop_collinear, lift_path, string_pull_indexed
 from navigation.navmesh import NavMesh
 from navigation.polyanya import Polyanya
 
@@ -175,12 +176,7 @@ class WallDistance:
 
 
 def _as_point(p: object, what: str) -> np.ndarray:
-    a = np.asarray(p, dtype=np.float64)
-    if a.shape not in ((2,), (3,)):
-        raise NavMeshError(f"{what} must be a point of shape (2,) or (3,), got shape {a.shape}")
-    if not np.isfinite(a[:2]).all() or (a.shape == (3,) and np.isinf(a[2])):
-        raise NavMeshError(f"{what} must have finite coordinates, got {a.tolist()}")
-    return np.array([a[0], a[1], a[2] if a.shape == (3,) else np.nan])
+    return arguments.point(p, what, any_height=True)
 
 
 def _segment_nearest(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,21 +194,20 @@ class NavMeshQuery:
     Args:
         mesh: the navmesh.
         height_tolerance: how far above/below a polygon a 3-D point may be and still be on it [m, > 0].
-        max_nodes: Polyanya node budget per path; past it the path falls back to A* over polygon centres
-            plus string pulling (reason BUDGET_EXCEEDED, `exact` False).
+        max_nodes: Polyanya node budget per path [>= 1]; past it the path falls back to A* over polygon
+            centres plus string pulling (reason BUDGET_EXCEEDED, `exact` False).
     """
 
     def __init__(self, mesh: NavMesh, *, height_tolerance: float = 1.0, max_nodes: int = 200_000) -> None:
-        if not (math.isfinite(height_tolerance) and height_tolerance > 0):
-            raise NavMeshError(
-                f"height_tolerance must be a positive number of metres, got {height_tolerance!r}"
-            )
-        _check_budget(max_nodes)
+        if not isinstance(mesh, NavMesh):
+            raise NavMeshError(f"mesh must be a NavMesh, got {arguments.shown(mesh)}")
+        tol = arguments.distance(height_tolerance, "height_tolerance", zero_ok=False, inf_ok=False)
+        budget = arguments.count(max_nodes, "max_nodes", low=1)
         if mesh.polygon_count == 0:
             raise NavMeshError("the navmesh has no polygons")
         self.mesh = mesh
-        self.height_tolerance = float(height_tolerance)
-        self.max_nodes = max_nodes
+        self.height_tolerance = tol
+        self.max_nodes = budget
         self.search = Polyanya(mesh)
         self._loops = mesh.loops
         self._eps = mesh.length_epsilon
@@ -239,6 +234,7 @@ class NavMeshQuery:
                 for iy in range(ilo[p, 1], ihi[p, 1] + 1):
                     self._buckets.setdefault((ix, iy), []).append(p)
         self._flat = bool(np.ptp(mesh.planes, axis=0).max() == 0.0)
+        self._planes: list[tuple[float, float, float]] = [(a, b, c) for a, b, c in mesh.planes.tolist()]
         self._graph: nx.Graph | None = None
         self._centroids = mesh.centroids()
         tri = [
@@ -256,9 +252,17 @@ class NavMeshQuery:
 
     # --- location ---------------------------------------------------------------------------------
     def polygons_at(self, point: object, height_tolerance: float | None = None) -> list[int]:
-        """Every polygon containing the point (several on a shared edge), nearest in height first."""
+        """Every polygon containing the point (several on a shared edge), nearest in height first.
+
+        `height_tolerance` [m, >= 0; inf: any height] defaults to the query's.
+        """
         p = _as_point(point, "point")
-        tol = self.height_tolerance if height_tolerance is None else float(height_tolerance)
+        if height_tolerance is None:
+            return self._polygons_at(p, self.height_tolerance)
+        tol = arguments.distance(height_tolerance, "height_tolerance", zero_ok=True, inf_ok=True)
+        return self._polygons_at(p, tol)
+
+    def _polygons_at(self, p: np.ndarray, tol: float) -> list[int]:
         key = (
             math.floor((p[0] - self._origin[0]) / self._bucket),
             math.floor((p[1] - self._origin[1]) / self._bucket),
@@ -279,6 +283,38 @@ class NavMeshQuery:
         found = self.polygons_at(point, height_tolerance)
         return found[0] if found else -1
 
+    def _polygon_at(self, p: np.ndarray) -> int:
+        found = self._polygons_at(p, self.height_tolerance)
+        return found[0] if found else -1
+
+    def corridor_index(self, corridor: object, point: object, start: int = 0) -> int:
+        """Index of the first polygon of `corridor`, at or after `start`, that contains the point's (x, y);
+        -1 if none does.
+
+        This is how a height is read on a multi-level path: walking its corridor in order tells the ramp
+        from the ground under it, where "a polygon under this (x, y)" cannot.
+
+        Args:
+            corridor: polygon ids in path order (a `PathResult.corridor`).
+            point: 2 or 3 numbers [m]; only x, y are read.
+            start: the first index to try [>= 0].
+        """
+        ids = arguments.polygon_ids(corridor, "corridor", self.mesh.polygon_count)
+        p = _as_point(point, "point")
+        first = arguments.count(start, "start", low=0)
+        return self._corridor_index(ids, float(p[0]), float(p[1]), first)
+
+    def _corridor_index(self, corridor: tuple[int, ...] | list[int], x: float, y: float, start: int) -> int:
+        for k in range(start, len(corridor)):
+            if self._contains(corridor[k], x, y):
+                return k
+        return -1
+
+    def _last_corridor_index(self, corridor: tuple[int, ...], point: np.ndarray) -> int:
+        """Index of the last polygon of `corridor` that holds the point's (x, y), or -1."""
+        x, y = float(point[0]), float(point[1])
+        return next((k for k in range(len(corridor) - 1, -1, -1) if self._contains(corridor[k], x, y)), -1)
+
     def _contains(self, q: int, x: float, y: float) -> bool:
         xy = self._loops.xy[q]
         k = len(xy)
@@ -298,13 +334,12 @@ class NavMeshQuery:
         INVALID (reason OUT_OF_RANGE) when no polygon is within `max_distance` [m].
         """
         p = _as_point(point, "point")
-        if not (max_distance >= 0):
-            raise NavMeshError(f"max_distance must be >= 0 [m], got {max_distance!r}")
-        return self._nearest(p, max_distance, None)
+        limit = arguments.distance(max_distance, "max_distance", zero_ok=True, inf_ok=True)
+        return self._nearest(p, limit, None)
 
     def _nearest(self, p: np.ndarray, max_distance: float, island: int | None) -> NearestPoint:
         has_z = not math.isnan(p[2])
-        inside = self.polygons_at(p if has_z else p[:2], math.inf)
+        inside = self._polygons_at(p, math.inf)
         if island is not None:
             inside = [q for q in inside if self.mesh.islands[q] == island]
         best_d, best_p, best_q = math.inf, np.full(3, np.nan), -1
@@ -341,9 +376,8 @@ class NavMeshQuery:
         first), OUT_OF_RANGE when no wall is within `max_distance` [m].
         """
         p = _as_point(point, "point")
-        if not (max_distance >= 0):
-            raise NavMeshError(f"max_distance must be >= 0 [m], got {max_distance!r}")
-        q = self.polygon_at(p)
+        limit = arguments.distance(max_distance, "max_distance", zero_ok=True, inf_ok=True)
+        q = self._polygon_at(p)
         if q < 0:
             return _no_wall(QueryReason.START_OFF_MESH)
         sel = self.mesh.islands[self._wall_poly] == self.mesh.islands[q]
@@ -358,7 +392,7 @@ class NavMeshQuery:
         near, _ = _segment_nearest(p[:2], a, b)
         d = np.linalg.norm(near - p[:2], axis=1)
         i = int(np.argmin(d))
-        if d[i] > max_distance:
+        if d[i] > limit:
             return _no_wall(QueryReason.OUT_OF_RANGE)
         e = b[i] - a[i]
         n = np.array([-e[1], e[0], 0.0]) / max(float(np.hypot(*e)), 1e-300)
@@ -374,16 +408,14 @@ class NavMeshQuery:
 
         Args:
             rng: the caller's seeded generator.
-            n: how many points [>= 0].
+            n: how many points [0..arguments.MAX_SAMPLES].
             islands: an island label or labels to sample (e.g. `mesh.main_island`); None samples the whole
                 mesh. Points are area-weighted over the chosen islands together.
         """
-        if not isinstance(rng, np.random.Generator):
-            raise NavMeshError("rng must be a numpy.random.Generator (seeded by its owner)")
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-            raise NavMeshError(f"n must be an integer >= 0, got {n!r}")
+        rng = arguments.generator(rng, "rng")
+        count = arguments.count(n, "n", low=0, high=arguments.MAX_SAMPLES)
         tris, cdf = self._triangles(islands)
-        u = rng.random((3, int(n)))
+        u = rng.random((3, count))
         t = np.searchsorted(cdf, u[0] * cdf[-1], side="right")
         t = tris[np.minimum(t, len(cdf) - 1)]
         s = np.sqrt(u[1])
@@ -409,16 +441,7 @@ class NavMeshQuery:
         """The fan triangles to sample and the cumulative sum of their areas."""
         if islands is None:
             return np.arange(len(self._tri_cdf)), self._tri_cdf
-        if isinstance(islands, bool | float | str):
-            raise NavMeshError(f"islands must be an island label or labels (integers), got {islands!r}")
-        labels = [islands] if isinstance(islands, int | np.integer) else list(islands)
-        count = len(self.mesh.island_areas)
-        for label in labels:
-            if isinstance(label, bool) or not isinstance(label, int | np.integer) or not 0 <= label < count:
-                raise NavMeshError(f"islands must be labels in 0..{count - 1}, got {label!r}")
-        key = frozenset(int(label) for label in labels)
-        if not key:
-            raise NavMeshError("islands is empty: name at least one island label")
+        key = arguments.labels(islands, "islands", len(self.mesh.island_areas))
         if key not in self._tri_sets:
             tris = np.flatnonzero(np.isin(self.mesh.islands[self._tri_poly], list(key)))
             if tris.size == 0:
@@ -449,7 +472,7 @@ class NavMeshQuery:
         INVALID (reason START_OFF_MESH) when the start is on no polygon.
         """
         s, e = _as_point(start, "start"), _as_point(end, "end")
-        p = self.polygon_at(s)
+        p = self._polygon_at(s)
         if p < 0:
             return RaycastHit(
                 QueryStatus.INVALID, 0.0, np.full(3, np.nan), np.zeros(3), (), QueryReason.START_OFF_MESH
@@ -513,12 +536,12 @@ class NavMeshQuery:
         INVALID (reason START_OFF_MESH). Past the node budget the path is approximate (BUDGET_EXCEEDED).
         """
         s, g = _as_point(start, "start"), _as_point(goal, "goal")
-        budget = self.max_nodes if max_nodes is None else _check_budget(max_nodes)
-        sp = self.polygons_at(s)
+        budget = self.max_nodes if max_nodes is None else arguments.count(max_nodes, "max_nodes", low=1)
+        sp = self._polygons_at(s, self.height_tolerance)
         if not sp:
             return PathResult(QueryStatus.INVALID, (), np.zeros((0, 3)), QueryReason.START_OFF_MESH)
         islands = self.mesh.islands
-        gp = self.polygons_at(g)
+        gp = self._polygons_at(g, self.height_tolerance)
         reach = [q for q in gp if islands[q] in {int(islands[x]) for x in sp}]
         status, reason = QueryStatus.SUCCESS, QueryReason.NONE
         if reach:
@@ -529,12 +552,14 @@ class NavMeshQuery:
             island = int(islands[sp[0]])
             near = self._nearest(g, math.inf, island)
             target = near.point
-            reach = [q for q in self.polygons_at(target, math.inf) if islands[q] == island] or [near.polygon]
+            reach = [q for q in self._polygons_at(target, math.inf) if islands[q] == island] or [near.polygon]
         sp = [q for q in sp if islands[q] == island]
         s2, t2 = (float(s[0]), float(s[1])), (float(target[0]), float(target[1]))
         found = self.search.search(s2, sp, t2, set(reach), budget)
         if found.found:
-            pts, corridor = list(found.points), list(found.corridor)
+            corridor = list(found.corridor)
+            xy = [(x, y) for x, y, _ in found.points]
+            owners = self._owners(found.points, corridor)
         else:
             reason |= QueryReason.BUDGET_EXCEEDED if found.budget_exceeded else QueryReason.NONE
             corridor = [
@@ -543,69 +568,41 @@ class NavMeshQuery:
                     self.graph, sp[0], reach[0], heuristic=self._poly_heuristic, weight="weight"
                 )
             ]
-            xy = string_pull(corridor_portals(self.mesh, corridor), np.array(s2), np.array(t2))
-            pts = [(float(x), float(y), -1) for x, y in xy]
-        return PathResult(status, tuple(corridor), self._lift(pts, corridor), reason)
+            pulled, at = string_pull_indexed(
+                corridor_portals(self.mesh, corridor), np.array(s2), np.array(t2)
+            )
+            xy = [(float(x), float(y)) for x, y in pulled]
+            owners = [int(k) for k in at]
+        if self._flat:
+            z = self._planes[0][2]
+            lifted = np.array([(x, y, z) for x, y in xy], dtype=np.float64)
+        else:
+            lifted = lift_path(self._planes, self._loops, xy, owners, corridor)
+        return PathResult(status, tuple(corridor), drop_collinear(lifted), reason)
 
     def _poly_heuristic(self, a: int, b: int) -> float:
         c = self._centroids
         return math.hypot(c[a, 0] - c[b, 0], c[a, 1] - c[b, 1])
 
-    def _lift(self, pts: list[tuple[float, float, int]], corridor: list[int]) -> np.ndarray:
-        """Give a 2-D path heights from the polygons it crosses (points added where the plane changes),
-        then drop the points that are collinear in 3-D with their neighbours."""
-        first, last = corridor[0], corridor[-1]
-        if self._flat:
-            z = float(self.mesh.planes[0, 2])
-            flat = np.array([(x, y, z) for x, y, _ in pts], dtype=np.float64)
-            return drop_collinear(flat)
-        v = self.mesh.vertices
-        out: list[tuple[float, float, float]] = []
-        portals = []
-        for a, b in itertools.pairwise(corridor):
-            if not np.array_equal(self.mesh.planes[a], self.mesh.planes[b]):
-                k = int(np.flatnonzero(self.mesh.neighbors(a) == b)[0])
-                seg = self.mesh.portal_segment(a, k)
-                portals.append((seg[0, :2], seg[1, :2], a, b))
-        for i, (x, y, vid) in enumerate(pts):
-            if i == 0:
-                z = self._z(first, x, y)
-            elif i == len(pts) - 1:
-                z = self._z(last, x, y)
-            else:
-                owner = next((c for c in corridor if self._contains(c, x, y)), -1)
-                z = (
-                    self._z(owner, x, y)
-                    if owner >= 0
-                    else float(v[vid, 2])
-                    if vid >= 0
-                    else self._z(last, x, y)
-                )
-            if i > 0 and portals:
-                a2 = np.array(pts[i - 1][:2])
-                b2 = np.array([x, y])
-                cross_pts = []
-                for c0, c1, pa, pb in portals:
-                    d, f = b2 - a2, c1 - c0
-                    den = d[0] * f[1] - d[1] * f[0]
-                    if abs(den) < 1e-300:
-                        continue
-                    w = c0 - a2
-                    t = (w[0] * f[1] - w[1] * f[0]) / den
-                    u = (w[0] * d[1] - w[1] * d[0]) / den
-                    if 1e-9 < t < 1 - 1e-9 and -1e-9 <= u <= 1 + 1e-9:
-                        px, py = (float(c) for c in a2 + t * d)
-                        cross_pts.append((t, px, py, 0.5 * (self._z(pa, px, py) + self._z(pb, px, py))))
-                for _, px, py, pz in sorted(cross_pts):
-                    out.append((px, py, pz))
-            out.append((x, y, z))
-        return drop_collinear(np.array(out, dtype=np.float64))
-
-
-def _check_budget(max_nodes: object) -> int:
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise NavMeshError(f"max_nodes must be a positive integer, got {max_nodes!r}")
-    return max_nodes
+    def _owners(self, pts: tuple[tuple[float, float, int], ...], corridor: list[int]) -> list[int]:
+        """For each turning point of a search, the index in `corridor` of the first polygon, at or after
+        the previous point's, that has its mesh vertex (or, without one, holds its (x, y)). The start is
+        in the first polygon, the goal in the last."""
+        vertex_ids = self._loops.vertex_ids
+        last = len(corridor) - 1
+        owners = [0]
+        for x, y, vid in pts[1:-1]:
+            k0 = owners[-1]
+            k = (
+                next((k for k in range(k0, last + 1) if vid in vertex_ids[corridor[k]]), -1)
+                if vid >= 0
+                else -1
+            )
+            if k < 0:
+                k = self._corridor_index(corridor, x, y, k0)
+            owners.append(k if k >= 0 else k0)
+        owners.append(last)
+        return owners
 
 
 def _no_wall(reason: QueryReason) -> WallDistance:

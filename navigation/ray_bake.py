@@ -11,6 +11,7 @@ kept and flagged (FLAG_ISLAND) when `keep_islands`, dropped otherwise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -263,8 +264,10 @@ def _neighbours(
 
 def _erode(
     nb: np.ndarray, ix: np.ndarray, iy: np.ndarray, alive: np.ndarray, radius_cells: float
-) -> np.ndarray:
-    """Which alive spans are at least `radius_cells` from the nearest obstacle, measured on the span graph.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which alive spans are at least `radius_cells` from the nearest obstacle, measured on the span graph,
+    and each span's clearance [cells] (exact up to `radius_cells`, a lower bound beyond it; inf when no
+    obstacle was reached).
 
     An obstacle is the centre of a neighbour cell the span cannot step into (no link, or a link to a
     dropped span); the distance is Euclidean to that centre, minus half a cell (as for a cell-centred
@@ -303,7 +306,29 @@ def _erode(
                 changed = True
         if not changed:
             break
-    return alive & (best - 0.5 >= radius_cells - 1e-9)
+    clearance = best - 0.5
+    return alive & (clearance >= radius_cells - 1e-9), clearance
+
+
+def _eroded_away(
+    settings: BakeSettings,
+    hf: Heightfield,
+    ix: np.ndarray,
+    iy: np.ndarray,
+    alive: np.ndarray,
+    clearance: np.ndarray,
+) -> NavMeshError:
+    """The error for a bake whose erosion by the agent radius left nothing: why, and what to change."""
+    cs = hf.cell_size
+    width = (int(ix[alive].max()) - int(ix[alive].min()) + 1) * cs
+    depth = (int(iy[alive].max()) - int(iy[alive].min()) + 1) * cs
+    most = math.floor(float(clearance[alive].max()) * cs * 100) / 100  # rounded down: a radius that stays
+    return NavMeshError(
+        f"agent_radius {settings.agent_radius:g} m erodes away every walkable region: the walkable surface "
+        f"spans {width:.2f} x {depth:.2f} m and no point of it is more than {most:.2f} m from an edge or a "
+        f"wall (sampled every cell_size = {cs:g} m); lower agent_radius to {most:.2f} m or less, or give "
+        "the level more room"
+    )
 
 
 def _insert_t_junctions(
@@ -369,14 +394,21 @@ def bake_heightfield(
     if not settings.keep_islands:
         alive &= comp == int(np.argmax(sizes))
     if not alive.any():
-        raise NavMeshError(f"no walkable region has min_region_area ({settings.min_region_area}) cells")
+        largest = int(sizes.max())
+        raise NavMeshError(
+            f"no walkable region has min_region_area ({settings.min_region_area}) cells: the largest has "
+            f"{largest} cells ({largest * cs * cs:g} m^2 at cell_size {cs:g} m); lower min_region_area or "
+            "cell_size, or give the level more floor"
+        )
     nrm = hf.normal[iy, ix, k]
     coplanar = np.einsum("ij,ij->i", nrm[a], nrm[b]) >= _COPLANAR_COS  # a ramp is its own region
     same = (k[a] == k[b]) & coplanar & alive[a] & alive[b]
     region = _components(n, a[same], b[same])
     region = np.where(alive, region, -1)
     region = _split_conflicts(hf, sid, iy, ix, k, region)
-    kept = _erode(_neighbours(hf, sid, iy, ix, k), ix, iy, alive, settings.agent_radius / cs)
+    kept, clearance = _erode(_neighbours(hf, sid, iy, ix, k), ix, iy, alive, settings.agent_radius / cs)
+    if not (kept & (region >= 0)).any():
+        raise _eroded_away(settings, hf, ix, iy, alive, clearance)
     cross = (region[a] != region[b]) & alive[a] & alive[b]
     # portal corners between stepping-connected regions, unified across regions with union-find
     parent: dict[tuple[int, int, int], tuple[int, int, int]] = {}

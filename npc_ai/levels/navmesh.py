@@ -1,8 +1,9 @@
 """The navmesh of a scene: bake settings from the scene file, baked from the world, cached on disk.
 
-The cache key is the scene's content hash plus the bake settings and the navmesh format version, so an
-edited scene or changed setting re-bakes and nothing else does. Scenes built in code (no content hash)
-are never cached.
+The cache key is the scene's content hash, what its assets are made of (`asset_fingerprint`: the resolved
+path and content of every mesh, URDF and SDF file and of the files those reference), the bake settings,
+the navmesh format version and the bake code, so an edited scene, asset or setting re-bakes and nothing
+else does. Scenes built in code (no content hash) are never cached.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +21,7 @@ from navigation.cache import cached_bake
 from navigation.navmesh import NavMesh
 from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
-from scenes import RayHits, World, groups
+from scenes import RayHits, Scene, World, groups
 from scenes.model import NavmeshSpec
 
 
@@ -74,6 +76,86 @@ def bake_code_fingerprint() -> str:
     return h.hexdigest()
 
 
+# What PyBullet's URDF and SDF loaders read besides the file itself: <mesh filename="..."> and <uri>...</uri>
+_REFERENCES = re.compile(r"""<mesh\b[^>]*?\bfilename\s*=\s*["']([^"']+)["']|<uri>\s*([^<]*?)\s*</uri>""")
+_SCHEMES = ("package://", "model://", "file://")
+
+
+def _pybullet_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("pybullet")
+    except metadata.PackageNotFoundError:  # pragma: no cover - an unusual install
+        import pybullet
+
+        return f"api {pybullet.getAPIVersion()}"
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _find_reference(name: str, referrer: Path) -> Path | None:
+    """The file a URDF/SDF reference names, searched as PyBullet's loaders search it (UrdfFindMeshFile):
+    the scheme (package://, model://) dropped, then the name as given (relative to the working folder),
+    then relative to each folder above the referring file, nearest first. None when nothing is found."""
+    for scheme in _SCHEMES:
+        if name.startswith(scheme):
+            name = name[len(scheme) :]
+            break
+    for candidate in (Path(name), *(folder / name for folder in referrer.parents)):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def asset_fingerprint(scene: Scene) -> tuple[object, ...]:
+    """What a scene's mesh, URDF and SDF assets are made of, for the navmesh cache key.
+
+    One `(kind, resolved path, sha256 of the content)` triple per asset and per file that a URDF or SDF
+    references (`<mesh filename=...>`, `<uri>`, found as PyBullet finds them), in order; a reference that
+    cannot be found is keyed by `("missing", name, referring file)`; then `("pybullet", version)` when any
+    of these files comes from pybullet_data. So an edited asset, an edited mesh that a URDF uses, or the
+    same scene text resolving against another folder gives another key. `()` when there are no assets.
+    """
+    import pybullet_data
+
+    data = Path(pybullet_data.getDataPath()).resolve()
+    parts: list[object] = []
+    seen: set[Path] = set()
+
+    def add(kind: str, path: Path) -> None:
+        path = path.resolve()
+        if path in seen:
+            return
+        seen.add(path)
+        described = path.suffix.lower() in (".urdf", ".sdf")
+        try:
+            parts.append((kind, str(path), _digest(path)))
+            text = path.read_text(encoding="utf-8", errors="replace") if described else ""
+        except OSError as exc:  # PyBullet cannot read it either: key it by the error
+            parts.append(("unreadable", str(path), exc.strerror or type(exc).__name__))
+            return
+        for match in _REFERENCES.finditer(text):
+            name = (match.group(1) or match.group(2) or "").strip()
+            found = _find_reference(name, path) if name else None
+            if found is not None:
+                add("file", found)
+            elif name:
+                parts.append(("missing", name, str(path)))
+
+    for asset in scene.assets:
+        add(asset.kind, asset.path)
+    if any(p.is_relative_to(data) for p in seen):
+        parts.append(("pybullet", _pybullet_version()))
+    return tuple(parts)
+
+
 class SceneNavmesh(NamedTuple):
     """What `scene_navmesh` returns (a named pair, so `mesh, from_cache = scene_navmesh(world)` works).
 
@@ -105,8 +187,9 @@ def scene_navmesh(
         progress: `progress(stage, done, total)`, called while baking (see `navigation.ray_bake.BakeProgress`;
             never called when the mesh comes from the cache).
     Returns:
-        `SceneNavmesh(mesh, from_cache)`. The cache key is the scene's content hash, the bake settings,
-        the navmesh format and the bake code's fingerprint.
+        `SceneNavmesh(mesh, from_cache)`. The cache key is the scene's content hash, its assets'
+        paths and content (`asset_fingerprint`), the bake settings, the navmesh format and the bake
+        code's fingerprint.
     """
     s = settings if settings is not None else bake_settings(world.scene.navmesh)
     content = world.scene.content_hash
@@ -120,5 +203,6 @@ def scene_navmesh(
     if not (use_cache and content):
         return SceneNavmesh(bake(), False)
     folder = cache_dir if cache_dir is not None else default_cache_dir()
-    mesh = cached_bake(("scene", content, s, bake_code_fingerprint()), bake, folder)
+    key = ("scene", content, list(asset_fingerprint(world.scene)), s, bake_code_fingerprint())
+    mesh = cached_bake(key, bake, folder)
     return SceneNavmesh(mesh, not baked)

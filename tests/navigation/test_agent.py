@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from navigation.agent import AgentSettings, NavAgent
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.grid_bake import bake_polygons
+from navigation.navmesh import build_navmesh
 from navigation.query import NavMeshQuery, QueryStatus
 
 DT = 1.0 / 60.0
@@ -174,3 +175,24 @@ def test_agent_stays_on_the_mesh_and_arrives(query: NavMeshQuery, x0, y0, x1, y1
         if agent.arrived and agent.speed < 1e-3:
             break
     assert np.hypot(*(agent.next_position[:2] - goal[:2])) <= agent.stopping_distance + 0.05
+
+
+def test_agent_climbs_a_step_at_the_portal_without_stalling() -> None:
+    """Two floors 0.3 m apart side by side: the path has a vertical step at the portal; the agent walks
+    through it in one go (the corner above the step is taken in the same tick) at the height of the
+    floor it is on."""
+    v = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0.3), (8, 4, 0.3)]
+    mesh = build_navmesh(
+        np.array(v, dtype=float), [[0, 1, 2, 3], [1, 4, 5, 2]], planes=np.array([(0, 0, 0), (0, 0, 0.3)])
+    )
+    agent = NavAgent(NavMeshQuery(mesh), (1.0, 2.0, 0.0), AgentSettings(stopping_distance=0.0))
+    agent.set_destination((7.0, 2.0, 0.3))
+    assert len(agent.path.points) == 4
+    for _ in range(600):
+        if not agent.arrived:
+            assert np.linalg.norm(agent.desired_velocity) > 0.0
+        p = agent.update(DT)
+        assert p[2] in ((0.0,) if p[0] < 4.0 else (0.3,) if p[0] > 4.0 else (0.0, 0.3))
+        if agent.arrived and agent.speed < 1e-3:
+            break
+    np.testing.assert_allclose(agent.next_position, [7.0, 2.0, 0.3], atol=1e-9)

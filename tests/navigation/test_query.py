@@ -64,8 +64,8 @@ def test_start_off_mesh_is_invalid(rooms: NavMeshQuery, start: tuple[float, floa
     "point, message",
     [
         ((float("nan"), 1.0), "finite"),
-        ((1.0, 2.0, 3.0, 4.0), "shape"),
-        ([[1.0, 2.0]], "shape"),
+        ((1.0, 2.0, 3.0, 4.0), "2 or 3 finite numbers"),
+        ([[1.0, 2.0]], "2 or 3 finite numbers"),
         ((1.0, float("inf")), "finite"),
     ],
 )
@@ -310,6 +310,35 @@ def test_main_island_ties_unused_labels_and_bad_labels() -> None:
     with pytest.raises(NavMeshError, match="labels >= 0"):
         dataclasses.replace(mesh, islands=np.array([0, -1]))
     assert build_navmesh(np.zeros((0, 3)), []).main_island == -1
+
+
+# --- heights come from the corridor --------------------------------------------------------------------
+def _step() -> NavMesh:
+    """Two 4 x 4 m floors side by side, z = 0 (x 0..4) and z = 0.3 (x 4..8): a 0.3 m step at x = 4."""
+    v = [(0, 0, 0), (4, 0, 0), (4, 4, 0), (0, 4, 0), (8, 0, 0.3), (8, 4, 0.3)]
+    return build_navmesh(
+        np.array(v, dtype=float), [[0, 1, 2, 3], [1, 4, 5, 2]], planes=np.array([(0, 0, 0), (0, 0, 0.3)])
+    )
+
+
+@pytest.mark.parametrize("budget", [None, 1])
+def test_a_path_over_a_step_climbs_it_where_it_crosses_the_portal(budget: int | None) -> None:
+    """Each height comes from the polygon the path is in: flat, a vertical step at the portal, flat (the
+    heights used to be averaged at the portal, which made the whole path one slope)."""
+    q = NavMeshQuery(_step())
+    res = q.find_path((1.0, 2.0, 0.0), (7.0, 2.0, 0.3), max_nodes=budget)
+    np.testing.assert_allclose(res.points, [[1, 2, 0], [4, 2, 0], [4, 2, 0.3], [7, 2, 0.3]], atol=1e-12)
+    assert res.corridor == (0, 1)
+
+
+def test_corridor_index_is_the_first_polygon_from_start_that_holds_the_point() -> None:
+    q = NavMeshQuery(_step())
+    assert q.corridor_index((0, 1), (2.0, 2.0)) == 0
+    assert q.corridor_index((0, 1), (4.0, 2.0, 5.0)) == 0  # on the portal: both hold it; z is not read
+    assert q.corridor_index((0, 1), (4.0, 2.0), start=1) == 1
+    assert q.corridor_index((0, 1), (2.0, 2.0), start=1) == -1
+    assert q.corridor_index([1], (9.0, 2.0)) == -1
+    assert q.corridor_index((), (2.0, 2.0)) == -1
 
 
 # --- paths carry no redundant points ----------------------------------------------------------------------

@@ -124,3 +124,31 @@ def test_thin_wall_between_cell_centres_blocks() -> None:
     for p in range(mesh.polygon_count):  # eroded by the radius on both sides
         x = mesh.polygon_xy(p)[:, 0]
         assert x.max() <= 10.05 - 0.3 + 0.25 + 1e-9 or x.min() >= 10.07 + 0.3 - 0.25 - 1e-9
+
+
+@pytest.mark.parametrize(
+    ("floor", "radius", "clearance"),
+    [
+        (box(0, 0.6, 0, 0.6, -0.5, 0.0), 0.5, "0.25 m"),  # a 0.6 m floor: middle cells 0.25 m from an edge
+        (FLOOR, 50.0, "4.95 m"),  # a 30 x 10 m floor under a 50 m agent
+    ],
+)
+def test_a_mesh_eroded_to_nothing_is_a_typed_error_that_says_why(
+    floor: Solid, radius: float, clearance: str
+) -> None:
+    """Issue 10: erosion that leaves no span crashed with `ValueError: zip() argument 2 is longer`."""
+    settings = BakeSettings(agent_radius=radius, cell_size=0.1, min_region_area=0)
+    with pytest.raises(NavMeshError, match=f"agent_radius {radius:g} m erodes away every walkable") as err:
+        bake_from_rays(FakeWorld([floor]), settings)
+    message = str(err.value)
+    assert f"no point of it is more than {clearance} from an edge or a wall" in message
+    assert "lower agent_radius" in message  # what to change
+
+
+def test_a_floor_smaller_than_min_region_area_says_how_small() -> None:
+    tiny = box(0, 0.5, 0, 0.5, -0.5, 0.0)  # 2 x 2 cells of 0.25 m
+    with pytest.raises(
+        NavMeshError, match=r"the largest has 4 cells \(0.25 m\^2 at cell_size 0.25 m\)"
+    ) as err:
+        bake_from_rays(FakeWorld([tiny]), BakeSettings(agent_radius=0.0, cell_size=0.25))
+    assert "lower min_region_area" in str(err.value)

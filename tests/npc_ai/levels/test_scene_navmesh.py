@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from navigation import RayHitsLike, RaySource, SolidProbe
-from npc_ai.levels import SceneNavmesh, scene_navmesh
+from npc_ai.levels import SceneNavmesh, bake_settings, scene_navmesh
 from npc_ai.levels.navmesh import StaticLevel
 from scenes import RayHits, World, load_scene
 
@@ -64,3 +66,48 @@ def test_the_inside_of_a_closed_mesh_solid_is_not_walkable(tmp_path: Path) -> No
         assert q.polygon_at((x, y, 0.0), height_tolerance=0.3) < 0  # the floor under the block
         assert q.polygon_at((x, y, 2.0), height_tolerance=0.3) >= 0  # its top is walkable
     assert q.polygon_at((6.0, 6.0, 0.0), height_tolerance=0.3) >= 0
+
+
+ERODED = [
+    ('[scene]\nname = "small"\n[floor]\nsize = [0.6, 0.6]\n[navmesh]\ncell_size = 0.1\n', 0.5, "0.25 m"),
+    ('[scene]\nname = "wide"\n[floor]\nsize = [20, 20]\n[navmesh]\nagent_radius = 50\n', 50.0, "9.87 m"),
+]
+
+
+@pytest.mark.parametrize(("text", "radius", "clearance"), ERODED, ids=["0.6 m floor", "agent_radius 50"])
+def test_a_navmesh_eroded_to_nothing_is_a_navmesh_error(text: str, radius: float, clearance: str) -> None:
+    """Issue 10: a 0.6 m floor or agent_radius = 50 crashed in the ray bake with `ValueError: zip()
+    argument 2 is longer than argument 1`. Nothing walkable is bad input (the scene or its [navmesh]
+    table), so the error is typed and says why and what to change."""
+    from navigation import NavMeshError
+    from scenes import parse_scene
+
+    with World(parse_scene(text)) as world:
+        with pytest.raises(NavMeshError) as err:
+            scene_navmesh(world, use_cache=False)
+        message = str(err.value)
+        assert f"agent_radius {radius:g} m erodes away every walkable region" in message
+        assert f"no point of it is more than {clearance} from an edge or a wall" in message
+        assert f"lower agent_radius to {clearance} or less" in message
+        advised = dataclasses.replace(bake_settings(world.scene.navmesh), agent_radius=float(clearance[:-2]))
+        assert scene_navmesh(world, settings=advised, use_cache=False).mesh.polygon_count > 0  # advice works
+
+
+def test_an_npc_ai_cache_that_is_a_file_bakes_and_warns_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10: NPC_AI_CACHE naming a file raised FileExistsError from the cache's mkdir."""
+    import warnings
+
+    from navigation import CacheWarning
+
+    (tmp_path / "notes.txt").write_text("a file\n")
+    monkeypatch.setenv("NPC_AI_CACHE", str(tmp_path / "notes.txt"))
+    with World(load_scene("arena")) as world, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, second = scene_navmesh(world), scene_navmesh(world)
+        true = scene_navmesh(world, use_cache=False)
+    assert (first.from_cache, second.from_cache) == (False, False)
+    assert first.mesh.polygon_count == second.mesh.polygon_count == true.mesh.polygon_count > 0
+    assert [w.category for w in caught] == [CacheWarning]
+    assert str(tmp_path / "notes.txt") in str(caught[0].message)
