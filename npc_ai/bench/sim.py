@@ -93,7 +93,7 @@ def run_bench_sim(
             sim.run(warmup_s)
             report(stage, warm, warm + ticks)
             before = sim.timings.__dict__.copy()
-            events0 = len(sim.events)
+            events0 = sim.events.recorded
             wall = 0.0
             for done in range(0, ticks, _CHUNK):
                 t0 = time.perf_counter()
@@ -117,7 +117,7 @@ def run_bench_sim(
                     pybullet_share=pyb / wall,
                     phases=phases,
                     realtime_factor=ticks * sim.dt / wall,
-                    events=len(sim.events) - events0,
+                    events=sim.events.recorded - events0,
                 )
             )
     return out

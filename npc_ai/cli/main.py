@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -166,8 +167,7 @@ def _cmd_nav_bake(args: argparse.Namespace) -> int:
         plot_navmesh(mesh, path, out=args.plot, title=f"{scene.name}: {mesh.polygon_count} polygons")
         print(f"wrote {args.plot}" + (f" (sample path {path.length:.1f} m)" if path is not None else ""))
     if args.save is not None:
-        mesh.save(args.save)
-        print(f"wrote {args.save}")
+        print(f"wrote {mesh.save(args.save)}")  # the path save() wrote, never a name it was given
     return 0
 
 
@@ -284,6 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")
     sim_cli.add_bench_sim_arguments(bm)
     bm.set_defaults(func=sim_cli.cmd_bench_sim)
+    bk = bench_sub.add_parser(
+        "soak", help="long runs: exceptions, NaNs, bodies below the floor or in walls, stuck NPCs, memory"
+    )
+    sim_cli.add_bench_soak_arguments(bk)
+    bk.set_defaults(func=sim_cli.cmd_bench_soak)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)
@@ -316,9 +321,22 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (NpcAiError, SceneError, NavigationError)
 
 
+def _warning_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: object = None,
+) -> None:
+    """A warning (an unusable navmesh cache, ...) is one line on stderr, like an error: no source lines."""
+    print(f"npc-ai: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
     args = build_parser().parse_args(argv)
+    warnings.showwarning = _warning_line
     try:
         return int(args.func(args))
     except _user_errors() as exc:

@@ -1,4 +1,4 @@
-"""The simulation commands of the CLI: `npc-ai run`, `npc-ai demo`, `npc-ai bench sim`.
+"""The simulation commands of the CLI: `npc-ai run`, `npc-ai demo`, `npc-ai bench sim`, `npc-ai bench soak`.
 
 `npc_ai.cli.main` wires these in: `add_*_arguments(parser)` fills a sub-parser, `cmd_*(args) -> int` runs it.
 Bad input raises `UsageError` / `SceneError`, which the CLI prints as one line (exit status 2).
@@ -7,6 +7,7 @@ Bad input raises `UsageError` / `SceneError`, which the CLI prints as one line (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -66,14 +67,19 @@ def simulate(
     quiet: bool = False,
     out: TextIO | None = None,
 ) -> int:
-    """Simulate `scene`, print the timeline and summary, write the outputs."""
+    """Simulate `scene`, print the timeline and summary, write the outputs (the events are streamed to
+    their file as they happen, so memory stays bounded however long the run)."""
     from npc_ai.sim.player import PlayerSettings
     from npc_ai.sim.simulation import Simulation, SimulationSettings
 
     out = out or sys.stdout
     settings = SimulationSettings(npcs=npcs, player=None if player == "none" else PlayerSettings(mode=player))
     t0 = time.perf_counter()
-    with Simulation(scene, seed=seed, settings=settings, gui=gui) as sim:
+    with contextlib.ExitStack() as stack:
+        sink = None if events is None else stack.enter_context(open(events, "w", encoding="utf-8"))
+        sim = stack.enter_context(Simulation(scene, seed=seed, settings=settings, gui=gui))
+        if sink is not None:
+            sim.events.stream_to(sink)  # the events of the build first, then each one as it is recorded
         build = time.perf_counter() - t0
         if gui:
             print(GUI_KEYS, file=out, flush=True)
@@ -87,7 +93,9 @@ def simulate(
             file=out,
         )
         if not quiet:
-            print("timeline:", file=out)
+            log = sim.events
+            held = f" (the last {len(log)} of {log.recorded} events)" if log.dropped else ""
+            print(f"timeline{held}:", file=out)
             keep = tuple(sorted({e.event for e in sim.events} - set(TIMELINE_SKIP)))
             for line in sim.timeline(keep):
                 print(line, file=out)
@@ -95,8 +103,8 @@ def simulate(
         for line in sim.summary():
             print("  " + line, file=out)
         if events is not None:
-            sim.events.write_jsonl(events)
-            print(f"wrote {events} ({len(sim.events)} events)", file=out)
+            sim.events.close()  # flushes the file (closed by the stack)
+            print(f"wrote {events} ({sim.events.recorded} events)", file=out)
         if plot is not None:
             from npc_ai.viz.replay import plot_replay
 
@@ -218,5 +226,54 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
             json.dumps({"results": [r.to_json() for r in results]}, indent=2, sort_keys=True),
             encoding="utf-8",
         )
+        print(f"wrote {target}")
+    return 0
+
+
+# -- bench soak ---------------------------------------------------------------------------------------
+def add_bench_soak_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of `npc-ai bench soak`."""
+    p.add_argument("--scene", nargs="+", default=["arena"], help="scenes, one run each (default arena)")
+    p.add_argument("--npcs", type=cli_types.count, default=30, help="NPCs per run (default 30)")
+    p.add_argument(
+        "--seconds", type=cli_types.seconds, default=600.0, help="simulated seconds per run (default 600)"
+    )
+    p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--json",
+        help='write {"runs": [{"scene", "npcs", "seconds", "exceptions", "nonfinite", "below_floor", '
+        '"inside_static", "off_navmesh", "stuck_share", "rss_growth_mb", ...}]} (.json)',
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def cmd_bench_soak(args: argparse.Namespace) -> int:
+    """`npc-ai bench soak`"""
+    target = cli_types.writable_file(args.json, "--json", cli_types.JSON)
+    if args.npcs < 1:
+        raise UsageError(f"--npcs must be positive, got {args.npcs}")
+    from npc_ai.bench.soak import SoakSettings, format_table, run_soak
+    from npc_ai.cli.progress import StderrProgress
+    from npc_ai.levels import load_level
+
+    scenes = [load_level(name) for name in args.scene]  # every scene is checked before the first run
+    settings = SoakSettings(npcs=args.npcs, seconds=args.seconds, seed=args.seed)
+    t0 = time.perf_counter()
+    results = []
+    for scene in scenes:
+        with StderrProgress(f"soak on {scene.name}", quiet=args.quiet) as progress:
+            results.append(run_soak(scene, settings, progress=progress))
+    print(
+        f"soak benchmark: {args.npcs} NPCs, {args.seconds:g} s simulated per scene, seed {args.seed}, "
+        f"sampled every {settings.sample_every_s:g} s"
+    )
+    for line in format_table(results):
+        print(line)
+    for r in results:
+        for message in r.messages:
+            print(f"  {r.scene}: exception {message}")
+    print(f"ran in {time.perf_counter() - t0:.1f} s")
+    if target is not None:
+        target.write_text(json.dumps({"runs": [r.to_json() for r in results]}, indent=2), encoding="utf-8")
         print(f"wrote {target}")
     return 0

@@ -61,6 +61,8 @@ class SimulationSettings:
             navmesh points; fewer takes the first ones.
         player: a `PlayerSettings` (mode "route", "wander", "still", "keyboard"), or None for no player.
         trail_every: sample positions and states for the replay every this many ticks [>= 1; 0 = never].
+        trail_capacity: most samples the replay trace holds [>= 2]; when it fills, every other sample is
+            dropped and the sampling interval doubles, so a run of any length keeps its whole span.
         world: world settings (tick length, substeps).
         use_cache: load the navmesh from the on-disk cache when possible.
         root_only_animation: animators compute root motion every tick and the skeleton pose only when
@@ -71,6 +73,7 @@ class SimulationSettings:
     npcs: int | None = None
     player: PlayerSettings | None = field(default_factory=PlayerSettings)
     trail_every: int = 6
+    trail_capacity: int = 2048
     world: WorldSettings = field(default_factory=WorldSettings)
     use_cache: bool = True
     root_only_animation: bool = True
@@ -80,6 +83,8 @@ class SimulationSettings:
             raise SimulationError(f"npcs must be an integer in 0..10000, got {self.npcs!r}")
         if not (isinstance(self.trail_every, int) and self.trail_every >= 0):
             raise SimulationError(f"trail_every must be an integer >= 0, got {self.trail_every!r}")
+        if not (isinstance(self.trail_capacity, int) and self.trail_capacity >= 2):
+            raise SimulationError(f"trail_capacity must be an integer >= 2, got {self.trail_capacity!r}")
 
 
 @dataclass
@@ -101,11 +106,17 @@ class Timings:
 
 @dataclass
 class Trace:
-    """Sampled history for the replay picture.
+    """Sampled history for the replay picture, bounded by decimation.
+
+    The simulation offers a sample every `trail_every` ticks; the trace stores one offer in `stride`. When
+    it holds `capacity` samples it drops every other one and doubles `stride`, so it always spans the whole
+    run, evenly spaced, in at most `capacity` samples.
 
     Attributes:
         times: (T,) [s]. positions: (T, n, 3) NPC feet [m]. yaws: (T, n) [rad]. states: (T, n) state codes
         (see STATE_CODES). player: (T, 3) player feet [m] (NaN without a player).
+        capacity: most samples held [>= 2]. stride: one offer in `stride` is stored (a power of two).
+        offered: samples offered so far.
     """
 
     names: list[str]
@@ -114,6 +125,29 @@ class Trace:
     yaws: list[np.ndarray] = field(default_factory=list)
     states: list[np.ndarray] = field(default_factory=list)
     player: list[np.ndarray] = field(default_factory=list)
+    capacity: int = 2048
+    stride: int = 1
+    offered: int = 0
+
+    def offer(self) -> bool:
+        """Count one sampling chance; True when it is to be stored with `add` (one in `stride`)."""
+        due = self.offered % self.stride == 0
+        self.offered += 1
+        return due
+
+    def add(
+        self, time: float, positions: np.ndarray, yaws: np.ndarray, states: np.ndarray, player: np.ndarray
+    ) -> None:
+        """Store one sample; when that fills the trace, drop every other sample and double `stride`."""
+        self.times.append(time)
+        self.positions.append(positions)
+        self.yaws.append(yaws)
+        self.states.append(states)
+        self.player.append(player)
+        if len(self.times) >= self.capacity:
+            for samples in (self.times, self.positions, self.yaws, self.states, self.player):
+                del samples[1::2]
+            self.stride *= 2
 
     def arrays(self) -> dict[str, np.ndarray]:
         n = len(self.names)
@@ -207,6 +241,7 @@ class Simulation:
         self.query = NavMeshQuery(mesh)
         self.timings = Timings()
         self._pending: list[tuple[Npc | None, str, dict[str, Any]]] = []
+        self._counts: Counter[tuple[str, str]] = Counter()  # (npc, event) -> events recorded, exact
         self._noises: list[Noise] = []
         # archetype settings are validated before anything is spawned
         archetypes: dict[str, BehaviourSettings] = {}
@@ -274,7 +309,7 @@ class Simulation:
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self._period = period
         self.perception = Perception(world, period_ticks=max(period, default=1))
-        self.trace = Trace([n.name for n in self.npcs])
+        self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose
         for npc in self.npcs:
             npc.locomotor.after_physics()
@@ -494,6 +529,7 @@ class Simulation:
     def _flush(self) -> None:
         t = self.world.time
         for npc, event, data in self._pending:
+            self._counts[("" if npc is None else npc.name, event)] += 1
             if npc is None:
                 self.world.events.record(t, event, npc="", **data)
             else:
@@ -504,20 +540,25 @@ class Simulation:
 
     def _sample(self) -> None:
         tr = self.trace
-        tr.times.append(self.world.time)
-        tr.positions.append(np.array([n.position for n in self.npcs]).reshape(-1, 3))
-        tr.yaws.append(np.array([n.yaw for n in self.npcs]))
-        tr.states.append(np.array([STATE_CODES.get(n.state, -1) for n in self.npcs]))
-        tr.player.append(self.player.position if self.player is not None else np.full(3, np.nan))
+        if not tr.offer():  # decimated away (see Trace)
+            return
+        tr.add(
+            self.world.time,
+            np.array([n.position for n in self.npcs]).reshape(-1, 3),
+            np.array([n.yaw for n in self.npcs]),
+            np.array([STATE_CODES.get(n.state, -1) for n in self.npcs]),
+            self.player.position if self.player is not None else np.full(3, np.nan),
+        )
 
     # -- results ---------------------------------------------------------------------------------------
     @property
     def events(self) -> EventLog:
-        """The world's event log (every recorded event, in order)."""
+        """The world's event log: its latest events in order (`scenes.EventLog` holds the last `keep`;
+        `stream_to` a file keeps them all)."""
         return self.world.events
 
     def timeline(self, events: tuple[str, ...] | None = None) -> list[str]:
-        """One line per event: time, NPC, event, the key details."""
+        """One line per held event (the log's latest; see `events`): time, NPC, event, the key details."""
         out = []
         for e in self.world.events:
             if events is not None and e.event not in events:
@@ -534,7 +575,7 @@ class Simulation:
     def summary(self) -> list[str]:
         """One line per NPC: time per state, sightings, shots and hits, distance from its start."""
         out = []
-        counts = Counter((e.data.get("npc"), e.event) for e in self.world.events)
+        counts = self._counts  # exact, though the event log holds only its latest events
         for npc in self.npcs:
             total = sum(npc.state_time.values()) or 1.0
             shares = ", ".join(

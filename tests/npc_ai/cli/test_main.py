@@ -370,3 +370,38 @@ def test_clip_render_writes_a_filmstrip_quietly(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""  # PyBullet's URDF importer warnings are kept off the terminal
     assert (tmp_path / "strip.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("where", ["{file}", "{file}/cache"], ids=["a file", "under a file"])
+def test_nav_bake_with_an_unusable_cache_bakes_and_warns_on_one_line(tmp_path: Path, where: str) -> None:
+    """Issue 10: NPC_AI_CACHE naming a file (or a folder that cannot be created) gave a traceback."""
+    (tmp_path / "notes.txt").write_text("a file, not a folder\n")
+    cache = where.format(file=tmp_path / "notes.txt")
+    out = npc_ai("nav", "bake", "arena", "--quiet", env={**os.environ, "NPC_AI_CACHE": cache})
+    assert out.returncode == 0, out.stderr
+    assert "navmesh baked in" in out.stdout and "polygons" in out.stdout
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("npc-ai: warning: navmesh cache") and "without the cache" in lines[0]
+    assert str(tmp_path / "notes.txt") in lines[0]
+
+
+def test_nav_bake_save_writes_exactly_the_file_it_reports(tmp_path: Path) -> None:
+    """Issue 10: `--save mesh.bin` wrote mesh.bin.npz but reported mesh.bin. Names other than .npz are
+    refused before any work; the file written is the one reported."""
+    env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
+    refused = npc_ai("nav", "bake", "arena", "--quiet", "--save", str(tmp_path / "mesh.bin"), env=env)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("npc-ai: error: --save ") and "must end in .npz" in refused.stderr
+    assert not list(tmp_path.glob("mesh*"))
+    target = tmp_path / "mesh.npz"
+    out = npc_ai("nav", "bake", "arena", "--quiet", "--save", str(target), env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == f"wrote {target}"
+    assert [p.name for p in tmp_path.glob("mesh*")] == ["mesh.npz"]
+
+    from navigation import NavMesh
+
+    polygons = next(line for line in out.stdout.splitlines() if line.endswith("islands"))
+    assert polygons.startswith(f"{NavMesh.load(target).polygon_count} polygons")
