@@ -6,14 +6,9 @@
 """
 
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings, PlayerSettingsError
-from npc_ai.sim.simulation import (
-    Simulation,
-    SimulationError,
-    SimulationSettings,
-    Timings,
-    Trace,
-)
+from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSettings
 from npc_ai.sim.spawning import SpawnError, spread_spawns, stream
+from npc_ai.sim.trace import Timings, Trace
 
 __all__ = [
     "Player",

@@ -12,6 +12,8 @@ import shapely
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra, shortest_path
 
+from navigation.navmesh import NavMesh, build_navmesh
+
 DATA = (
     Path(__file__).resolve().parents[2].parent / "shared" / "data" / "movingai"
 )  # ../shared beside the repo
@@ -92,3 +94,14 @@ def octile_lengths(blocked: np.ndarray, pairs: list[tuple[tuple[int, int], tuple
     d = dijkstra(g.tocsr(), directed=False, indices=[idx[y, x] for x, y in starts])
     row = {s: i for i, s in enumerate(starts)}
     return np.array([d[row[s], idx[gy, gx]] for s, (gx, gy) in pairs])
+
+
+def big_polygon_small_island() -> NavMesh:
+    """Island A: one 6 x 6 square (36 m^2, the largest polygon); island B: five 3 x 3 squares (45 m^2)."""
+    v = (
+        [(-15, 0), (-9, 0), (-9, 6), (-15, 6)]
+        + [(3 * i, 0) for i in range(6)]
+        + [(3 * i, 3) for i in range(6)]
+    )
+    polys = [[0, 1, 2, 3]] + [[4 + i, 5 + i, 11 + i, 10 + i] for i in range(5)]
+    return build_navmesh(np.array(v, dtype=float), polys)

@@ -19,6 +19,7 @@ from navigation.grid_bake import bake_grid, bake_polygons, grid_free_geometry
 from navigation.movingai import GridMap, parse_map
 from navigation.navmesh import NavMesh, build_navmesh
 from navigation.query import NavMeshQuery, QueryReason, QueryStatus
+from tests.navigation.nav_helpers import big_polygon_small_island
 
 # two rooms joined by a door in column 4; an island room on the right (columns 8-9)
 ROOMS = parse_map(
@@ -273,19 +274,8 @@ def test_random_points_never_leave_the_chosen_islands(
         assert Polygon(q.mesh.polygon_xy(int(poly))).buffer(1e-9).covers(Point(p[:2]))
 
 
-def _big_polygon_small_island() -> NavMesh:
-    """Island A: one 6 x 6 square (36 m^2, the largest polygon); island B: five 3 x 3 squares (45 m^2)."""
-    v = (
-        [(-15, 0), (-9, 0), (-9, 6), (-15, 6)]
-        + [(3 * i, 0) for i in range(6)]
-        + [(3 * i, 3) for i in range(6)]
-    )
-    polys = [[0, 1, 2, 3]] + [[4 + i, 5 + i, 11 + i, 10 + i] for i in range(5)]
-    return build_navmesh(np.array(v, dtype=float), polys)
-
-
 def test_main_island_is_the_largest_by_area_not_the_one_with_the_largest_polygon() -> None:
-    built = _big_polygon_small_island()
+    built = big_polygon_small_island()
     assert int(np.argmax(built.areas)) == 0 and built.areas[0] == pytest.approx(36.0)
     relabelled = dataclasses.replace(built, islands=1 - built.islands)  # labels not sorted by area
     for mesh in (built, relabelled):

@@ -61,7 +61,7 @@ def test_long_run_with_small_caps_stays_bounded(tmp_path: Path) -> None:
 
 
 def test_trace_decimation_keeps_every_other_sample() -> None:
-    from npc_ai.sim.simulation import Trace
+    from npc_ai.sim.trace import Trace
 
     tr = Trace(["a"], capacity=4)
     stored = []

@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from navigation.navmesh import NavMesh, build_navmesh
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationSettings
 from scenes import Floor, Scene, load_scene
+from tests.navigation.nav_helpers import big_polygon_small_island
 
 
 def _island_of(sim: Simulation, position: np.ndarray) -> int:
@@ -19,19 +19,8 @@ def _island_of(sim: Simulation, position: np.ndarray) -> int:
     return int(sim.query.mesh.islands[near.polygon])
 
 
-def _big_polygon_small_island() -> NavMesh:
-    """Island A: one 6 x 6 square (36 m^2, the largest polygon); island B: five 3 x 3 squares (45 m^2)."""
-    v = (
-        [(-15, 0), (-9, 0), (-9, 6), (-15, 6)]
-        + [(3 * i, 0) for i in range(6)]
-        + [(3 * i, 3) for i in range(6)]
-    )
-    polys = [[0, 1, 2, 3]] + [[4 + i, 5 + i, 11 + i, 10 + i] for i in range(5)]
-    return build_navmesh(np.array(v, dtype=float), polys)
-
-
 def test_npcs_and_player_spawn_on_the_largest_island_not_the_largest_polygons() -> None:
-    mesh = _big_polygon_small_island()
+    mesh = big_polygon_small_island()
     main = mesh.main_island
     assert main != int(mesh.islands[int(np.argmax(mesh.areas))])
     scene = Scene(name="two islands", floor=Floor(size=(60.0, 20.0)))
