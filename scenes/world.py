@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenes import groups
+from scenes import depenetration, groups
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, box_cast, box_shape
@@ -37,12 +37,17 @@ class WorldSettings:
         substeps: physics steps per tick [1..32]; each is dt / substeps long.
         ray_threads: PyBullet ray-test threads (0 = all cores) [>= 0]; results do not depend on it.
         visuals: create visual shapes (needed for GUI and rendered frames); None = only with GUI.
+        max_penetration: how deep [m, >= 0] a capsule (`add_capsule`) may be inside static geometry
+            after a tick: capsules deeper than half of it (a crowd pushing a body into a wall) are moved
+            out to half of it and lose the inward part of their velocity (`scenes.depenetration`);
+            None: never moved.
     """
 
     dt: float = 1.0 / 60.0
     substeps: int = 1
     ray_threads: int = 1
     visuals: bool | None = None
+    max_penetration: float | None = 0.02
 
     def __post_init__(self) -> None:
         if not (isinstance(self.dt, int | float) and math.isfinite(self.dt) and 0 < self.dt <= 0.1):
@@ -51,6 +56,9 @@ class WorldSettings:
             raise WorldSettingsError(f"substeps must be an integer in 1..32, got {self.substeps!r}")
         if not (isinstance(self.ray_threads, int) and self.ray_threads >= 0):
             raise WorldSettingsError(f"ray_threads must be an integer >= 0, got {self.ray_threads!r}")
+        m = self.max_penetration
+        if m is not None and not (isinstance(m, int | float) and math.isfinite(m) and m >= 0):
+            raise WorldSettingsError(f"max_penetration must be None or a number of metres >= 0, got {m!r}")
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,9 @@ class World:
             self._disconnect()
             raise
         self.groups.update({b: groups.STATIC for b in self.static_bodies})
+        self._static_set = frozenset(self.static_bodies)
+        self._capsules: dict[int, int] = {}  # body added by add_capsule -> its row in the pose cache
+        self.depenetrated = 0  # how many times a capsule was moved out of static geometry
         self._poses = self._read_poses()
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -177,6 +188,16 @@ class World:
             self.client.stepSimulation()
             self.tick += 1
         self._poses = self._read_poses()
+        if self.settings.max_penetration is not None and self._capsules:
+            self._depenetrate(self.settings.max_penetration / 2)
+
+    def _depenetrate(self, keep: float) -> None:
+        """Move capsules the tick left deeper than `keep` [m] in static geometry back out (see
+        `scenes.depenetration`); the pose cache follows."""
+        p = self._poses
+        self.depenetrated += depenetration.depenetrate(
+            self.client, self._capsules, self._static_set, keep, p.positions, p.velocities, p.orientations
+        )
 
     # -- bodies ------------------------------------------------------------------------------------------
     def add_capsule(
@@ -216,6 +237,7 @@ class World:
         self.client.setCollisionFilterGroupMask(body, -1, group, groups.mask_of(group))
         self.groups[body] = group
         self._tracked.append(body)
+        self._capsules[body] = len(self._tracked) - 1
         self._poses = self._read_poses()
         return body
 

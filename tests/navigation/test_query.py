@@ -391,13 +391,18 @@ def test_paths_keep_slope_changes_and_drop_collinear_points(seed: int) -> None:
         assert res.length == pytest.approx(float(np.linalg.norm(b - a)), abs=1e-9)
 
 
+@example(  # a path turning by 0.7 mm at an obstacle corner
+    blocked=np.array([[0, 1, 1, 0, 0, 0], [0, 1, 0, 0, 0, 1], [0, 0, 0, 1, 0, 0]], dtype=bool), seed=17
+)
 @settings(max_examples=30, deadline=None)
 @given(
     arrays(bool, st.tuples(st.integers(2, 8), st.integers(2, 8)), elements=st.booleans()),
     st.integers(0, 2**32 - 1),
 )
 def test_flat_paths_have_no_collinear_points(blocked: np.ndarray, seed: int) -> None:
-    from navigation.funnel import COLLINEAR_TOLERANCE
+    """On a flat floor a kept interior point is a real turn: off its neighbours' line horizontally. A
+    turn can be tiny (0.7 mm past an obstacle corner in one case): it stays, or the path cuts the corner."""
+    from navigation.funnel import HORIZONTAL_TOLERANCE
 
     if blocked.all():
         return
@@ -410,7 +415,7 @@ def test_flat_paths_have_no_collinear_points(blocked: np.ndarray, seed: int) -> 
     for a, b in itertools.pairwise(pts):
         for budget in (None, 1):  # the exact search and the corridor fallback
             p = q.find_path(a, b, max_nodes=budget).points
-            assert (_interior_deviation(p) > COLLINEAR_TOLERANCE).all()
+            assert (_interior_deviation(p[:, :2]) > HORIZONTAL_TOLERANCE).all()
 
 
 def test_path_segments_never_cut_a_rounded_corner_off_the_mesh() -> None:
