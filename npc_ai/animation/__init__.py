@@ -12,6 +12,7 @@ from .contacts import ContactSettings, FootContacts, detect_contacts
 from .deepmimic import URDF_SCALE, builtin_motion_path, load_deepmimic, load_urdf_skeleton, parse_deepmimic
 from .errors import AnimationError, AnimationSettingsError, ClipFormatError
 from .feet import CONTACT_POINT_MODELS, ContactPoint, contact_points_world, foot_contact_points, leg_chain
+from .foot_lock import FootLock, FootLockResult, FootLockSettings, leg_points_world, two_bone_positions
 from .library import BUILTIN_NAMES, clip_info, load_clip, plot_clip
 from .locomotion import (
     Gait,
@@ -40,6 +41,17 @@ from .root_motion import (
     root_motion_deltas,
 )
 from .skeleton import Skeleton, forward_kinematics
+from .sliding import (
+    SlideMetrics,
+    blend_planted,
+    clip_planted_mask,
+    gmd_skate_ratio,
+    planted_at,
+    planted_share_of_skating,
+    planted_slide_steps,
+    planted_sliding,
+    resample_feet,
+)
 
 __all__ = [
     "BUILTIN_NAMES",
@@ -60,6 +72,9 @@ __all__ = [
     "ContactPoint",
     "ContactSettings",
     "FootContacts",
+    "FootLock",
+    "FootLockResult",
+    "FootLockSettings",
     "Gait",
     "GaitSettings",
     "LocomotionClip",
@@ -69,12 +84,15 @@ __all__ = [
     "RootMotion",
     "SkateMetrics",
     "Skeleton",
+    "SlideMetrics",
     "Transition",
+    "blend_planted",
     "blend_poses",
     "builtin_motion_path",
     "clean_clip",
     "clip_feet_world",
     "clip_info",
+    "clip_planted_mask",
     "clip_root_trajectory",
     "clip_skate_metrics",
     "compose_world",
@@ -86,10 +104,12 @@ __all__ = [
     "foot_contact_points",
     "foot_skate_ratio",
     "forward_kinematics",
+    "gmd_skate_ratio",
     "has_root_motion",
     "hold_pose",
     "integrate_root_motion",
     "leg_chain",
+    "leg_points_world",
     "load_bvh",
     "load_clip",
     "load_deepmimic",
@@ -98,9 +118,15 @@ __all__ = [
     "make_locomotion_clip",
     "parse_bvh",
     "parse_deepmimic",
+    "planted_at",
+    "planted_share_of_skating",
+    "planted_slide_steps",
+    "planted_sliding",
     "plot_clip",
+    "resample_feet",
     "root_motion_deltas",
     "select_gait",
     "skate_metrics",
     "two_bone_ik",
+    "two_bone_positions",
 ]

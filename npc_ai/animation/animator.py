@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -23,7 +23,7 @@ from .clip import Clip, Pose, blend_poses
 from .errors import AnimationError, AnimationSettingsError
 from .locomotion import Gait, GaitSettings, LocomotionSet, default_locomotion_set, select_gait
 from .root_motion import RootMotion, root_motion_deltas
-from .skeleton import Skeleton, forward_kinematics
+from .skeleton import Skeleton, ancestors, forward_kinematics
 
 _GAIT_LEVEL = {Gait.IDLE: 0, Gait.WALK: 1, Gait.RUN: 2, Gait.SPRINT: 3}
 
@@ -36,6 +36,9 @@ class AnimatorSettings:
         fade_idle_walk_s / fade_walk_run_s / fade_run_sprint_s: Gait cross-fade times [s, >= 0].
         fade_action_s: Cross-fade into and out of action states [s, >= 0].
         speed_smoothing_s: Time constant of the speed input's low-pass filter [s, >= 0; 0 = none].
+        gait_smoothing_s: Time constant of the low-pass filter on the speed the gait is chosen from
+            [s, >= 0; 0 = none]: a command hovering at a threshold (a stop's last centimetres, a route
+            speed at the run threshold) does not flicker the gait. The blend still follows the speed.
         max_play_rate: Play-rate cap of the blend space [>= 1].
         gait: Gait thresholds with hysteresis.
         lazy_pose: Compute the skeleton pose only when it is read (``pose``, ``joint_positions``,
@@ -48,6 +51,7 @@ class AnimatorSettings:
     fade_run_sprint_s: float = 0.2
     fade_action_s: float = 0.2
     speed_smoothing_s: float = 0.0
+    gait_smoothing_s: float = 0.2
     max_play_rate: float = 3.0
     gait: GaitSettings = field(default_factory=GaitSettings)
     lazy_pose: bool = False
@@ -59,6 +63,7 @@ class AnimatorSettings:
             "fade_run_sprint_s",
             "fade_action_s",
             "speed_smoothing_s",
+            "gait_smoothing_s",
         ):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
@@ -136,7 +141,7 @@ class LocomotionState(AnimState):
 
     def tick(self, animator: Animator, dt: float) -> _Tick:
         speed = animator.smoothed_speed
-        new_gait = select_gait(speed, self.gait, animator.settings.gait)
+        new_gait = select_gait(animator.gait_speed, self.gait, animator.settings.gait)
         if new_gait != self.gait:
             animator._record(self.gait.value, new_gait.value, "gait")
             self._fade_from = self.weights.copy()
@@ -221,6 +226,7 @@ class Animator:
         self.transitions: list[Transition] = []
         self.speed = 0.0
         self.smoothed_speed = 0.0
+        self.gait_speed = 0.0  # the speed the gait is chosen from [m/s]
         self._state = self.states["locomotion"]
         self._fade_out: AnimState | None = None
         self._fade_elapsed = 0.0
@@ -228,6 +234,9 @@ class Animator:
         self._state.enter(self)
         first = self._state.tick(self, 0.0)
         self._pose: Pose | Callable[[], Pose] = first.pose
+        self._joints: np.ndarray | None = None
+        self._joints_known: set[int] = set()
+        self.foot_indices = tuple(self.skeleton.index(f) for f in self.feet)  # joints of `feet`
 
     # ------------------------------------------------------------------ inputs
     def set_speed(self, speed: float) -> None:
@@ -267,14 +276,34 @@ class Animator:
     def phase(self) -> float:
         return self._locomotion.phase
 
-    def joint_positions(self) -> np.ndarray:
+    def planted(self) -> np.ndarray:
+        """(2,) how planted the (left, right) feet are in the current locomotion blend [0..1]: each
+        clip's own contact labels at its current time, averaged with the blend weights (an action
+        state counts both feet as not planted)."""
+        loco = self._locomotion
+        if self._state is not loco:
+            return np.zeros(2)
+        return loco.blend.planted(loco.phase, loco.weights, loco.free_time)
+
+    def joint_positions(self, only: Sequence[int] | None = None) -> np.ndarray:
         """(J, 3) joint positions of the current pose in the character frame (origin on the floor under
-        the root, x forward, y left, z up) [m]."""
-        return forward_kinematics(self.skeleton, self.pose.root_offset, self.pose.rotations)[0]
+        the root, x forward, y left, z up) [m]. ``only``: just these joints and their ancestors are
+        computed (the others are NaN). Computed once per tick, however often it is read."""
+        need = set(range(self.skeleton.n_joints)) if only is None else {int(j) for j in only}
+        if self._joints is None or not need <= self._joints_known:
+            full = only is None or self._joints is not None  # a second, different subset: do them all
+            self._joints = forward_kinematics(
+                self.skeleton, self.pose.root_offset, self.pose.rotations, None if full else list(need)
+            )[0]
+            self._joints_known = (
+                set(range(self.skeleton.n_joints)) if full else set(ancestors(self.skeleton, list(need)))
+            )
+        return self._joints.copy()
 
     def foot_positions(self) -> np.ndarray:
         """(2, 3) (left, right) foot positions in the character frame [m]."""
-        return self.joint_positions()[[self.skeleton.index(f) for f in self.feet]]
+        feet = self.foot_indices
+        return self.joint_positions(only=feet)[list(feet)]
 
     # ------------------------------------------------------------------ the tick
     def advance(self, dt: float) -> RootMotion:
@@ -284,6 +313,9 @@ class Animator:
         tau = self.settings.speed_smoothing_s
         a = 1.0 if tau <= 0 else min(1.0, dt / tau)
         self.smoothed_speed += a * (self.speed - self.smoothed_speed)
+        tau_g = self.settings.gait_smoothing_s
+        g = 1.0 if tau_g <= 0 else min(1.0, dt / tau_g)
+        self.gait_speed += g * (self.smoothed_speed - self.gait_speed)
         self.time += dt
         nxt = self._state.update(self, dt)
         if nxt is not None:
@@ -303,6 +335,7 @@ class Animator:
             if w >= 1.0:
                 self._fade_out = None
         self._pose = out.pose
+        self._joints = None
         loco = self._locomotion
         return RootMotion(
             delta_local=np.asarray(out.delta_local, dtype=float),

@@ -21,6 +21,7 @@ from .clip import Pose, blend_poses
 from .errors import AnimationSettingsError
 from .locomotion import LocomotionClip
 from .root_motion import root_motion_deltas
+from .sliding import clip_planted_mask, planted_at
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +61,7 @@ class BlendSpace1D:
         self._cycle = np.array([s.cycle for s in samples])
         self._durations = np.array([s.clip.duration for s in samples])
         self._distances = np.array([s.speed * s.clip.duration for s in samples])
+        self._planted = tuple(clip_planted_mask(s.clip) for s in samples)
 
     def weights(self, speed: float) -> np.ndarray:
         """(n,) weights for ``speed`` [m/s]: linear between neighbouring samples on the normalised axis."""
@@ -96,6 +98,20 @@ class BlendSpace1D:
         if blended < 1e-6 or speed <= 0:
             return 1.0
         return min(speed / blended, self.max_play_rate)
+
+    def planted(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> np.ndarray:
+        """(2,) how planted the (left, right) feet are at ``phase`` [0..1]: each sample's own contact
+        label (height AND speed under its root motion, minimum duration; `clip_planted_mask`) at its time,
+        averaged with the blend ``weights``."""
+        out = np.zeros(2)
+        total = 0.0
+        for s, mask, wi in zip(self.samples, self._planted, weights, strict=True):
+            if wi <= 1e-9:
+                continue
+            t = s.time_at(phase) if s.cycle else free_time
+            out += wi * planted_at(mask, s.clip.duration, np.array([float(t)]), loop=s.clip.loop)[0]
+            total += wi
+        return out / total if total > 0 else out
 
     def pose_at(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> Pose:
         """The blended pose at normalised ``phase`` with ``weights`` (non-cycling samples at

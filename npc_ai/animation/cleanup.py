@@ -1,6 +1,9 @@
 """Clip cleanup: foot locking with analytic two-bone IK (the standard footskate cleanup).
 
-``lock_feet(clip)`` works on any clip (DeepMimic, BVH) under its own root motion:
+``lock_feet(clip)`` works on any clip (DeepMimic, BVH) under its own root motion, at the clip's frames.
+``clean_clip`` first resamples the clip to the playback rate (``CleanupSettings.fps``, 60 Hz): locked at
+a 30 Hz capture's frames, the slerped poses between them bulge and the run's planted ankle slid 15 cm/s
+at 60 Hz playback (issue 11).
 
 1. Stance detection, per foot, at the leg chain's ankle (the foot joint, or the toe joint's parent): a
    frame is planted when the ankle is within ``height_threshold_m`` of its lowest height in the clip AND
@@ -11,7 +14,10 @@
    2002 use the same mean). The ankle's target is that point (height kept as animated, so heel rise and
    roll-over stay) inside the stance, blending from / back to the animated path over ``blend_s`` before
    and after it with a smoothstep weight (zero slope at both ends). Outside stance +- ``blend_s`` nothing
-   changes.
+   changes. The slow ends of those blends (low, and within ``speed_threshold_mps`` * frame time of the
+   plant point) are locked as well when the leg reaches the plant point (within ``reach_slack_m``), so the
+   foot lands and lifts in one step at least that fast and contact detection on the cleaned clip (same
+   thresholds) never calls it down while it still creeps.
 3. Analytic two-bone IK on hip-knee-ankle (law of cosines; the knee bends in the plane of the current
    leg, so a revolute knee stays revolute), then the ankle's global rotation is restored so the foot keeps
    its animated orientation. Only the hip, knee and ankle local rotations change: bone lengths, the root
@@ -46,24 +52,35 @@ class CleanupSettings:
         speed_threshold_mps: Clip-space horizontal ankle speed under which it may be planted [m/s, > 0].
         min_stance_s: Shorter planted runs are ignored [s, >= 0].
         blend_s: Blend-in time before and blend-out time after each stance [s, >= 0].
+        reach_slack_m: How far beyond the leg's length the plant point may be for a slow end of a blend
+            (touch-down, lift-off) to be locked too [m, >= 0]; the IK then holds the leg straight, at
+            most this short of the plant point, and never stretches it.
+        fps: Rate the clip is resampled to before locking (``clean_clip``) [1/s, > 0]: the playback
+            rate, so the feet are locked at every frame the game shows instead of at the capture's
+            frames with slerped poses bulging between them; None keeps the clip's own rate.
     """
 
     height_threshold_m: float = 0.05
     speed_threshold_mps: float = 0.5
     min_stance_s: float = 0.1
     blend_s: float = 0.2
+    reach_slack_m: float = 0.008
+    fps: float | None = 60.0
 
     def __post_init__(self) -> None:
         for name in ("height_threshold_m", "speed_threshold_mps"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise AnimationSettingsError(f"{name} must be a positive number, got {value!r}")
-        for name in ("min_stance_s", "blend_s"):
+        for name, unit in (("min_stance_s", "seconds"), ("blend_s", "seconds"), ("reach_slack_m", "metres")):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise AnimationSettingsError(
-                    f"{name} must be a non-negative number of seconds, got {value!r}"
-                )
+                raise AnimationSettingsError(f"{name} must be a non-negative number of {unit}, got {value!r}")
+        fps = self.fps
+        if fps is not None and not (isinstance(fps, (int, float)) and math.isfinite(fps) and fps > 0):
+            raise AnimationSettingsError(
+                f"fps must be a positive number of frames per second (None keeps the clip's), got {fps!r}"
+            )
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -77,6 +94,55 @@ def _smoothstep(x: np.ndarray) -> np.ndarray:
     return x * x * (3.0 - 2.0 * x)
 
 
+def _snap_slow_ends(
+    seq: np.ndarray,
+    hips: np.ndarray,
+    reach: float,
+    weights: np.ndarray,
+    plants: np.ndarray,
+    runs: list[tuple[int, int]],
+    s: CleanupSettings,
+    fps: float,
+) -> list[tuple[int, int]]:
+    """Extend each stance's full lock over the slow, low ends of its blends (in place on ``weights`` and
+    ``plants``); returns the extended runs.
+
+    A blend that eases into (or out of) the plant point moves the foot slower and slower: those frames are
+    low and under ``speed_threshold_mps``, so contact detection on the cleaned clip (same thresholds) calls
+    them planted while the foot still creeps a few mm per frame. They are locked too, as long as the leg
+    reaches the plant point within ``reach_slack_m`` (``hips`` (L, 3) world hip positions, ``reach`` the leg
+    length [m]; the IK stops a leg that is too short at its full length, never stretching it), so the foot
+    lands and lifts with one step at or above the threshold speed and is still wherever it counts as down.
+    The blend windows stay where they are, so the lock cannot creep along the approach.
+    """
+    max_step = s.speed_threshold_mps / fps
+    low = seq[:, 2] - seq[:, 2].min() < s.height_threshold_m
+    path = (1 - weights[:, None]) * seq[:, :2] + weights[:, None] * plants
+    last = len(seq) - 1
+    out = []
+    for a, b in runs:
+        plant = plants[a].copy()
+        ours = (weights == 0) | np.all(plants == plant, axis=1)  # frames no other stance blends
+        near = np.linalg.norm(path - plant, axis=1) < max_step
+        target = np.column_stack([np.broadcast_to(plant, (len(seq), 2)), seq[:, 2]])
+        reachable = np.linalg.norm(target - hips, axis=1) <= reach + s.reach_slack_m
+        ok = low & ours & near & reachable & (weights < 1.0)
+        hi = min(b, last)
+        for step in (-1, 1):
+            edge = a if step < 0 else hi  # the lock's first / last frame
+            i = edge + step
+            while 0 <= i <= last and ok[i]:
+                i += step
+            # a slow end that runs into another stance's blend is a shuffle between two plants: left as is
+            if i == edge + step or (0 <= i <= last and not ours[i]):
+                continue
+            frames = np.arange(edge + step, i, step)
+            weights[frames], plants[frames] = 1.0, plant
+            a, hi = (i + 1, hi) if step < 0 else (a, i - 1)
+        out.append((a, max(b, hi)))
+    return out
+
+
 def lock_targets(
     clip: Clip, side: int, settings: CleanupSettings | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
@@ -88,17 +154,18 @@ def lock_targets(
         sequence starting one cycle before frame 0: subtract the cycle length n = F - 1 for clip frames).
     """
     s = settings or CleanupSettings()
-    ankle = leg_chain(clip, side)[2]
-    world = clip.world_positions()[:, ankle]
+    hip, knee, ankle = leg_chain(clip, side)
+    world = clip.world_positions()[:, [hip, ankle]]
     f = clip.n_frames
     if clip.loop:
         n = f - 1
         e = np.arange(-n, 2 * n + 1)
-        seq = world[np.mod(e, n)] + np.floor_divide(e, n)[:, None] * clip.cycle_displacement
+        legs = world[np.mod(e, n)] + np.floor_divide(e, n)[:, None, None] * clip.cycle_displacement
         first = n
     else:
-        seq = world
+        legs = world
         first = 0
+    seq = legs[:, 1]
     height = seq[:, 2] - seq[:, 2].min()
     speed = np.linalg.norm(np.diff(seq[:, :2], axis=0), axis=1) * clip.fps
     planted = (height[:-1] < s.height_threshold_m) & (speed < s.speed_threshold_mps)
@@ -116,6 +183,9 @@ def lock_targets(
         better = w > weights
         weights[better] = w[better]
         plants[better] = seq[a:b, :2].mean(axis=0)
+    rest = clip.skeleton.rest_positions()
+    reach = float(np.linalg.norm(rest[knee] - rest[hip]) + np.linalg.norm(rest[ankle] - rest[knee]))
+    runs = _snap_slow_ends(seq, legs[:, 0], reach, weights, plants, runs, s, clip.fps)
     sl = slice(first, first + f)
     out_w = weights[sl]
     blended = seq[sl].copy()
@@ -197,5 +267,9 @@ def lock_feet(clip: Clip, settings: CleanupSettings | None = None, name: str | N
 
 
 def clean_clip(clip: Clip, settings: CleanupSettings | None = None) -> Clip:
-    """The project's clip cleanup step: foot locking (``lock_feet``), keeping the clip's name."""
-    return lock_feet(clip, settings, name=clip.name)
+    """The project's clip cleanup step: the clip resampled to the playback rate ``settings.fps``
+    (``Clip.resample``; skipped when None) and then foot locking (``lock_feet``), keeping the clip's name."""
+    s = settings or CleanupSettings()
+    if s.fps is not None:
+        clip = clip.resample(s.fps)
+    return lock_feet(clip, s, name=clip.name)

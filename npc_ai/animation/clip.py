@@ -261,6 +261,38 @@ class Clip:
             raise AnimationSettingsError(f"play rate must be a positive number, got {rate!r}")
         return self.replace(fps=self.fps * rate, name=name or f"{self.name}x{rate:g}")
 
+    def resample(self, fps: float) -> Clip:
+        """This clip sampled at about ``fps`` [1/s, > 0] with its own interpolation (``sample``: lerp of
+        positions, yaw and root offsets, slerp of rotations).
+
+        The duration is kept exactly: the new clip has ``n = max(1, round(duration * fps))`` frame steps
+        at ``n / duration`` frames per second (the requested rate adjusted by under half a frame per clip),
+        so a loop keeps its period, its cycle displacement and its seam (the last frame is the first pose,
+        one cycle on). Name, skeleton, feet and loop flag are kept; the source notes the resampling.
+        """
+        if not (isinstance(fps, (int, float)) and math.isfinite(fps) and fps > 0):
+            raise AnimationSettingsError(
+                f"resample fps must be a positive number of frames per second, got {fps!r}"
+            )
+        dur = self.duration
+        steps = max(1, round(dur * fps))
+        times = np.arange(steps + 1) * (dur / steps)
+        times[-1] = dur
+        s = self.sample(times)
+        positions, yaw = np.array(s.positions), np.array(s.yaw)
+        offsets, rots = np.array(s.pose.root_offset), np.array(s.pose.rotations)
+        ends = (self.positions, self.yaw, self.root_offsets, self.rotations)
+        for new, old in zip((positions, yaw, offsets, rots), ends, strict=True):
+            new[0], new[-1] = old[0], old[-1]  # the end frames exactly (a loop's seam stays closed)
+        return self.replace(
+            fps=steps / dur,
+            positions=positions,
+            yaw=yaw,
+            root_offsets=offsets,
+            rotations=rots,
+            source=f"{self.source} (resampled {self.fps:.4g} -> {steps / dur:.4g} Hz)",
+        )
+
     def in_place(self) -> Clip:
         """The clip with its horizontal root motion removed (trajectory held at the first frame's point;
         the facing yaw and the hip sway in the pose are kept)."""

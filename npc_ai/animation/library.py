@@ -50,9 +50,9 @@ def _builtin(name: str, clean: bool = False) -> Clip:
 
 def load_clip(name_or_path: str | Path, clean: bool = False) -> Clip:
     """A clip by built-in name ('idle', 'walk', 'run', ... from pybullet_data) or from a DeepMimic .txt
-    or .bvh file path. ``clean=True`` applies the cleanup step (``cleanup.clean_clip``: foot locking with
-    two-bone IK); the default returns the raw capture. Raises AnimationError for unknown names,
-    ClipFormatError for malformed files."""
+    or .bvh file path. ``clean=True`` applies the cleanup step (``cleanup.clean_clip``: resampling to the
+    60 Hz playback rate, then foot locking with two-bone IK); the default returns the raw capture. Raises
+    AnimationError for unknown names, ClipFormatError for malformed files."""
     text = str(name_or_path)
     if text in BUILTIN_NAMES:
         return _builtin(text, bool(clean))

@@ -46,14 +46,15 @@ class GaitSettings:
 
     Attributes:
         walk_up / walk_down: idle -> walk above walk_up, walk -> idle below walk_down.
-        run_up / run_down: walk -> run above 3.5, run -> walk below 3.2 (the seed's 0.3 m/s band).
+        run_up / run_down: walk -> run above 3.3, run -> walk below 3.0 (a 0.3 m/s band just under the
+            run clip's 3.56 m/s, so a 3.5 m/s top speed runs whether it arrives exactly or overshoots).
         sprint_up / sprint_down: run -> sprint above 5.5, sprint -> run below 5.2.
     """
 
     walk_up: float = 0.1
     walk_down: float = 0.05
-    run_up: float = 3.5
-    run_down: float = 3.2
+    run_up: float = 3.3
+    run_down: float = 3.0
     sprint_up: float = 5.5
     sprint_down: float = 5.2
 

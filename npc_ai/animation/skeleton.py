@@ -6,6 +6,7 @@ rest ``offset`` and rotated by the joint's local rotation. Joint 0 is the root (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,8 +77,22 @@ class Skeleton:
         return forward_kinematics(self, np.zeros(3), np.broadcast_to(quat.IDENTITY, (self.n_joints, 4)))[0]
 
 
+def ancestors(skeleton: Skeleton, joints: Sequence[int]) -> list[int]:
+    """The joints and all their ancestors, in index order (parents before children)."""
+    keep: set[int] = set()
+    for j in joints:
+        j = int(j)
+        while j >= 0 and j not in keep:
+            keep.add(j)
+            j = int(skeleton.parents[j]) if j > 0 else -1
+    return sorted(keep)
+
+
 def forward_kinematics(
-    skeleton: Skeleton, root_position: np.ndarray, rotations: np.ndarray
+    skeleton: Skeleton,
+    root_position: np.ndarray,
+    rotations: np.ndarray,
+    only: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Joint positions and global rotations for poses, vectorised over leading axes.
 
@@ -86,6 +101,8 @@ def forward_kinematics(
         root_position: (..., 3) root joint position in the output frame [m].
         rotations: (..., J, 4) local joint rotations (xyzw); rotations[..., 0, :] is the root's rotation
             in the output frame.
+        only: compute just these joints and their ancestors (the others are NaN): a leg needs 5 of the
+            humanoid's 15 joints.
     Returns:
         positions (..., J, 3) [m] and global rotations (..., J, 4), in the output frame.
     """
@@ -93,13 +110,13 @@ def forward_kinematics(
     root_position = np.asarray(root_position, dtype=float)
     lead = np.broadcast_shapes(root_position.shape[:-1], rotations.shape[:-2])
     n = skeleton.n_joints
-    positions = np.empty(lead + (n, 3))
-    globals_ = np.empty(lead + (n, 4))
+    positions = np.full(lead + (n, 3), np.nan) if only is not None else np.empty(lead + (n, 3))
+    globals_ = np.full(lead + (n, 4), np.nan) if only is not None else np.empty(lead + (n, 4))
     positions[..., 0, :] = root_position
     globals_[..., 0, :] = rotations[..., 0, :]
     parents = skeleton.parents
     offsets = skeleton.offsets
-    for j in range(1, n):
+    for j in range(1, n) if only is None else [j for j in ancestors(skeleton, only) if j > 0]:
         p = parents[j]
         g = globals_[..., p, :]
         positions[..., j, :] = positions[..., p, :] + quat.rotate(g, offsets[j])

@@ -54,8 +54,14 @@ def test_no_pops(ramp):
     assert np.linalg.norm(np.diff(feet, axis=0), axis=-1).max() <= 1.05 * limit
 
 
-def test_gait_transitions_recorded(ramp):
-    animator = ramp[0]
+def test_gait_transitions_recorded():
+    """Up and down the speed range and a second at rest: every gait once each way, chosen from the speed
+    smoothed over `gait_smoothing_s` (0.2 s), so each switch comes a little after its threshold."""
+    animator = Animator()
+    speeds = np.concatenate([np.linspace(0, 6, 180), np.linspace(6, 0, 180), np.zeros(60)])
+    for s in speeds:
+        animator.set_speed(float(s))
+        animator.advance(DT)
     gaits = [(t.source, t.target) for t in animator.transitions if t.kind == "gait"]
     assert gaits == [
         ("idle", "walk"),
@@ -66,7 +72,8 @@ def test_gait_transitions_recorded(ramp):
         ("walk", "idle"),
     ]
     up = {t.target: t.time_s for t in animator.transitions[:3]}
-    assert up["run"] == pytest.approx(3.5 / 6 * 3, abs=0.05)  # walk -> run at 3.5 m/s
+    lag = animator.settings.gait_smoothing_s  # a ramp of 2 m/s per second is seen 0.2 s late
+    assert up["run"] == pytest.approx(3.3 / 2 + lag, abs=0.05)  # walk -> run at 3.3 m/s
 
 
 def test_feet_alternate_when_blending(ramp):

@@ -26,6 +26,16 @@ def test_load_by_path_and_unknown():
         load_clip("moonwalk")
 
 
+def test_cleaned_builtins_are_at_the_playback_rate():
+    for name in ("walk", "run"):
+        raw, clean = load_clip(name), load_clip(name, clean=True)
+        assert clean.fps == pytest.approx(60.0, rel=0.01) and clean.n_frames == 2 * raw.n_frames - 1
+        assert clean.duration == pytest.approx(raw.duration, abs=1e-12)
+        assert clean.root_speed() == pytest.approx(raw.root_speed(), rel=1e-9)
+        assert "resampled" in clean.source and "feet locked" in clean.source
+        assert clip_info(clean)["contacts"]["left"]["count"] == 1  # one step per foot per cycle, as raw
+
+
 def test_idle_is_a_standing_pose():
     idle = load_clip("idle")
     feet = idle.local_positions()[0, list(idle.foot_indices), 2]

@@ -27,12 +27,12 @@ def test_all_cycles_start_with_left_foot_down(loco):
 
 def test_gait_hysteresis():
     g = Gait.WALK
-    g = select_gait(3.4, g)
+    g = select_gait(3.2, g)
     assert g is Gait.WALK
-    g = select_gait(3.6, g)
+    g = select_gait(3.4, g)
     assert g is Gait.RUN
-    assert select_gait(3.3, g) is Gait.RUN  # inside the 3.2..3.5 band: stays
-    assert select_gait(3.1, g) is Gait.WALK
+    assert select_gait(3.1, g) is Gait.RUN  # inside the 3.0..3.3 band: stays
+    assert select_gait(2.9, g) is Gait.WALK
     assert select_gait(5.6, Gait.RUN) is Gait.SPRINT
     assert select_gait(5.3, Gait.SPRINT) is Gait.SPRINT
     assert select_gait(5.1, Gait.SPRINT) is Gait.RUN
