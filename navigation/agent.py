@@ -40,7 +40,7 @@ class AgentSettings:
         radius: agent radius [m, > 0]; arrival for Chase and drift limits are measured against it.
         height: agent height [m, > 0].
         speed: top speed [m/s, > 0].
-        acceleration: largest change of velocity per second [m/s^2, > 0].
+        acceleration: largest change of velocity per second [m/s^2, > 0]; 3 is a brisk human start.
         angular_speed_deg: largest turn rate when `update_rotation` is on [deg/s, > 0].
         stopping_distance: stop this far from the destination [m, >= 0].
         auto_braking: slow down before the destination so it is not overshot.
@@ -52,7 +52,7 @@ class AgentSettings:
     radius: float = 0.4
     height: float = 1.8
     speed: float = 3.5
-    acceleration: float = 8.0
+    acceleration: float = 3.0
     angular_speed_deg: float = 360.0
     stopping_distance: float = 0.1
     auto_braking: bool = True
@@ -302,7 +302,7 @@ class NavAgent:
         if moving:
             budget = min(speed * dt, max(0.0, self.remaining_distance - s.stopping_distance))
             self._walk_path(budget)
-        elif speed > 0.0:  # braking without a path: coast along the current heading
+        elif speed > 0.0 and not self.has_path:  # braking without a path: coast along the heading
             heading = self.velocity / max(self.speed, 1e-12)
             self._next = self._move_on_surface(start, start + heading * speed * dt)
         self.velocity = (self._next - start) / dt

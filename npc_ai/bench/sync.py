@@ -8,9 +8,14 @@ goal and wall contacts. A tau sweep of the `root_motion` mode shows the low-pass
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
+import multiprocessing as mp
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +25,7 @@ from navigation.agent import AgentSettings
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery, QueryStatus
 from npc_ai.animation import skate_metrics
+from npc_ai.bench.sync_metrics import RouteMetrics, RouteTrace, aggregate, paired_difference, route_metrics
 from npc_ai.body.coupling import MODES, CouplingSettings
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import BenchmarkSettingsError
@@ -29,23 +35,39 @@ from scenes import Scene, World
 ROUTE_SPEEDS = (1.2, 2.5, 3.5)  # agent top speeds cycled over routes: walk, jog, run [m/s]
 
 
+DEFAULT_SCENES = (("arena", 24), ("warehouse", 12), ("compound", 6))  # (scene, routes): issue 11's set
+QUICK_SCENES = (("arena", 3),)  # --quick: a smoke run
+
+
 @dataclass(frozen=True)
 class SyncSettings:
     """What the benchmark runs.
 
     Attributes:
-        routes: number of seeded routes [>= 1]. min_route_m: shortest route accepted [m, > 0].
+        routes: number of seeded routes per scene when one scene is given [>= 1].
+        min_route_m: shortest route accepted [m, > 0].
         timeout_s: time limit per route [s, > 0]. seed: route and world seed [>= 0].
+        settle_s: recording goes on this long after arrival, so a stop that slides is counted [s, >= 0].
         modes: coupling modes to compare (names from `npc_ai.body.coupling.MODES`).
-        taus: filter time constants swept for `root_motion` [s, > 0]; empty to skip the sweep.
+        taus: filter time constants swept for `root_motion` on the first scene [s, > 0]; empty to skip.
+        bootstrap: resamples of the paired bootstrap [>= 100].
+        shove_every: every this many routes, the NPC is shoved sideways mid-route (another body bumping
+            it: 1.5 m/s for 0.25 s, 2 s after the start), so drift limits have something to limit
+            [>= 1; 0 for never].
+        workers: processes driving routes in parallel [>= 1]; None: one per core. Results do not depend
+            on it (every route runs in its own seeded world).
     """
 
     routes: int = 6
     min_route_m: float = 8.0
     timeout_s: float = 30.0
     seed: int = 0
+    settle_s: float = 1.0
     modes: tuple[str, ...] = tuple(MODES)
     taus: tuple[float, ...] = (0.05, 0.15, 0.3, 0.6)
+    bootstrap: int = 2000
+    shove_every: int = 3
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.routes, int) and self.routes >= 1):
@@ -58,11 +80,19 @@ class SyncSettings:
             raise BenchmarkSettingsError(
                 f"timeout_s must be a positive number of seconds, got {self.timeout_s!r}"
             )
+        if not (math.isfinite(self.settle_s) and self.settle_s >= 0):
+            raise BenchmarkSettingsError(f"settle_s must be a number of seconds >= 0, got {self.settle_s!r}")
         unknown = [m for m in self.modes if m not in MODES]
         if unknown or not self.modes:
             raise BenchmarkSettingsError(f"unknown coupling modes {unknown}; choose from {', '.join(MODES)}")
         if any(not (math.isfinite(t) and t > 0) for t in self.taus):
             raise BenchmarkSettingsError(f"taus must be positive numbers of seconds, got {self.taus!r}")
+        if not (isinstance(self.shove_every, int) and self.shove_every >= 0):
+            raise BenchmarkSettingsError(f"shove_every must be an integer >= 0, got {self.shove_every!r}")
+        if self.workers is not None and not (isinstance(self.workers, int) and self.workers >= 1):
+            raise BenchmarkSettingsError(f"workers must be None or an integer >= 1, got {self.workers!r}")
+        if not (isinstance(self.bootstrap, int) and self.bootstrap >= 100):
+            raise BenchmarkSettingsError(f"bootstrap must be an integer >= 100, got {self.bootstrap!r}")
 
 
 @dataclass(frozen=True)
@@ -84,13 +114,24 @@ class Route:
 class RouteRun:
     """What one NPC did on one route under one mode."""
 
-    feet: np.ndarray  # (T, 2, 3) world foot positions [m]
+    trace: RouteTrace  # every tick, until `settle_s` after arrival (or the time limit)
     drift: np.ndarray  # (T,) agent-character horizontal distance [m]
     reached: bool
-    seconds: float
-    travelled_m: float
+    seconds: float  # time to arrival (the time limit when not reached) [s]
+    travelled_m: float  # horizontal path of the body until arrival [m]
     wall_contacts: int
     pulls: int
+    gait_changes: int
+    shoved: bool = False
+
+    @property
+    def feet(self) -> np.ndarray:
+        """(T, 2, 3) shown world foot positions [m]."""
+        return self.trace.feet
+
+    @functools.cached_property
+    def metrics(self) -> RouteMetrics:
+        return route_metrics(self.trace)
 
 
 @dataclass
@@ -103,6 +144,10 @@ class ModeReport:
     radius: float = 0.4
     dt: float = 1 / 60
 
+    def per_route(self, key: str = "cm_per_m") -> np.ndarray:
+        """(routes,) one metric per route (a `RouteMetrics` attribute)."""
+        return np.array([float(getattr(r.metrics, key)) for r in self.runs])
+
     def to_json(self) -> dict[str, float]:
         feet_metrics = [skate_metrics(r.feet, self.dt) for r in self.runs if len(r.feet) > 2]
         steps = np.array([m.n_steps for m in feet_metrics], dtype=float)
@@ -110,29 +155,34 @@ class ModeReport:
         speeds = [m.contact_speed_mps for m in feet_metrics if math.isfinite(m.contact_speed_mps)]
         drift = np.concatenate([r.drift for r in self.runs]) if self.runs else np.zeros(1)
         ok = [(r, route) for r, route in zip(self.runs, self.routes, strict=True) if r.reached]
+        spl = [
+            (route.reachable_m / max(route.reachable_m, r.travelled_m)) if r.reached else 0.0
+            for r, route in zip(self.runs, self.routes, strict=True)
+        ]
         return {
             "foot_skate_ratio": skate,
             "contact_foot_speed_mps": float(np.mean(speeds)) if speeds else float("nan"),
             "drift_mean_m": float(drift.mean()),
             "drift_max_m": float(drift.max()),
             "drift_over_radius_frac": float(np.mean(drift > self.radius)),
+            "drift_max_unshoved_m": max(
+                (float(r.drift.max()) for r in self.runs if not r.shoved), default=0.0
+            ),
             "path_ratio": float(np.mean([r.travelled_m / route.reachable_m for r, route in ok]))
             if ok
             else math.nan,
+            "path_ratio_unshoved": float(
+                np.mean([r.travelled_m / route.reachable_m for r, route in ok if not r.shoved])
+            )
+            if any(not r.shoved for r, _ in ok)
+            else math.nan,
             "time_to_goal_s": float(np.mean([r.seconds for r, _ in ok])) if ok else math.nan,
             "success_rate": len(ok) / max(1, len(self.runs)),
-            "spl": float(
-                np.mean(
-                    [
-                        (route.reachable_m / max(route.reachable_m, r.travelled_m)) if r.reached else 0.0
-                        for r, route in zip(self.runs, self.routes, strict=True)
-                    ]
-                )
-            )
-            if self.runs
-            else 0.0,
+            "spl": float(np.mean(spl)) if spl else 0.0,
             "wall_contacts": int(sum(r.wall_contacts for r in self.runs)),
             "drift_pulls": int(sum(r.pulls for r in self.runs)),
+            "gait_changes": float(np.mean([r.gait_changes for r in self.runs])) if self.runs else 0.0,
+            **aggregate([r.metrics for r in self.runs]),
         }
 
 
@@ -163,6 +213,7 @@ def _wall_contacts(world: World, body: int) -> int:
 
 
 STOPPING_DISTANCE = 0.3  # [m] where NPCs stop short of their destination in the benchmark
+SHOVE_AT, SHOVE_S, SHOVE_SPEED = 2.0, 0.25, 1.5  # a mid-route shove: start [s], length [s], speed [m/s]
 
 
 def run_route(
@@ -173,86 +224,261 @@ def run_route(
     *,
     seed: int,
     timeout_s: float,
+    settle_s: float = 1.0,
+    shove: bool = False,
 ) -> RouteRun:
-    """Drive one NPC along one route under one coupling mode, in a fresh world."""
+    """Drive one NPC along one route under one coupling mode, in a fresh world; keep recording
+    `settle_s` after arrival. `shove`: push the body sideways mid-route (`SyncSettings.shove_every`)."""
     with World(scene, seed=seed) as world:
+        dt = world.dt
         radius = max(bake_settings(scene.navmesh).agent_radius, 0.05)
         yaw = math.atan2(*(route.goal - route.start)[1::-1])
         agent = AgentSettings(radius=radius, speed=route.speed, stopping_distance=STOPPING_DISTANCE)
         legs = Locomotor(world, query, route.start, yaw=yaw, agent=agent, coupling=coupling)
         world.step()
         legs.set_destination(route.goal)
-        feet, drift = [], []
+        rec = _Recorder(legs)
+        drift: list[float] = []
         travelled, walls = 0.0, 0
-        ticks = round(timeout_s / world.dt)
-        reached, used = False, 0
-        while used < ticks:
+        limit = round(timeout_s / dt)
+        settle = round(settle_s / dt)
+        reached, arrival, used = False, None, 0
+        while used < limit + settle:
             used += 1
             before = legs.position
-            legs.before_physics(world.dt)
+            legs.before_physics(dt)
+            shoving = shove and SHOVE_AT <= used * dt < SHOVE_AT + SHOVE_S
+            rec.shoved.append(shoving)
+            if shoving:
+                side = legs.character.right * SHOVE_SPEED
+                v = world.poses.velocities[world.poses.index(legs.character.body)]
+                world.set_velocity(legs.character.body, (side[0], side[1], v[2]))
             world.step()
             legs.after_physics()
+            rec.tick(legs)
             after = legs.position
-            travelled += float(np.hypot(*(after - before)[:2]))
-            walls += _wall_contacts(world, legs.character.body)
-            feet.append(legs.feet_world())
+            if arrival is None:
+                travelled += float(np.hypot(*(after - before)[:2]))
+                walls += _wall_contacts(world, legs.character.body)
             drift.append(legs.coupling.drift)
-            if legs.arrived:
+            if arrival is None and legs.arrived:
+                arrival = used
                 reached = float(np.hypot(*(after - route.goal)[:2])) <= STOPPING_DISTANCE + 0.05
+            if arrival is not None and used >= arrival + settle:
                 break
+            if arrival is None and used >= limit:
+                break
+        gaits = sum(1 for tr in legs.animator.transitions if tr.kind == "gait")
         return RouteRun(
-            feet=np.array(feet),
+            trace=rec.trace(dt, arrival),
             drift=np.array(drift),
             reached=reached,
-            seconds=used * world.dt,
+            seconds=(arrival if arrival is not None else used) * dt,
             travelled_m=travelled,
             wall_contacts=walls,
             pulls=legs.coupling.state.pulls,
+            gait_changes=gaits,
+            shoved=shove,
         )
 
 
+class _Recorder:
+    """Collects a `RouteTrace` tick by tick."""
+
+    def __init__(self, legs: Locomotor) -> None:
+        self.position = [legs.position]
+        self.yaw = [legs.yaw]
+        self.local = [legs.animator.foot_positions()]
+        self.feet = [legs.feet_world()]
+        self.planted = [legs.animator.planted()]
+        self.leg_m = legs.leg_length
+        self.stretch = [0.0]
+        self.clamp = [0.0]
+        self.error = [0.0]
+        self.root: list[np.ndarray] = []
+        self.root_yaw: list[float] = []
+        self.command: list[np.ndarray] = []
+        self.shoved: list[bool] = []
+
+    def tick(self, legs: Locomotor) -> None:
+        st = legs.coupling.state
+        rm = st.root_motion
+        self.root.append(rm.delta_local if rm is not None else np.zeros(3))
+        self.root_yaw.append(rm.delta_yaw if rm is not None else 0.0)
+        self.command.append(st.command.copy())
+        self.position.append(legs.position)
+        self.yaw.append(legs.yaw)
+        self.local.append(legs.animator.foot_positions())
+        self.feet.append(legs.feet_world())
+        self.planted.append(legs.animator.planted())
+        lock, legs_m = legs.foot_lock_result, self.leg_m
+        over = float(np.max(lock.extension)) - 1.0 if lock is not None else 0.0
+        self.stretch.append(max(0.0, over) * legs_m)  # the solved leg beyond its length
+        self.clamp.append(float(np.max(lock.stretch_m)) if lock is not None else 0.0)
+        self.error.append(float(np.max(lock.pose_error_m)) if lock is not None else 0.0)
+
+    def trace(self, dt: float, arrival: int | None) -> RouteTrace:
+        return RouteTrace(
+            dt=dt,
+            position=np.array(self.position),
+            yaw=np.unwrap(np.array(self.yaw)),
+            local_feet=np.array(self.local),
+            feet=np.array(self.feet),
+            planted=np.array(self.planted),
+            root_motion=np.array(self.root).reshape(-1, 3),
+            root_yaw=np.array(self.root_yaw),
+            command=np.array(self.command).reshape(-1, 2),
+            arrival=arrival,
+            stretch=np.array(self.stretch),
+            clamp=np.array(self.clamp),
+            pose_error=np.array(self.error),
+            shoved=np.array(self.shoved, dtype=bool),
+        )
+
+
+@dataclass(frozen=True)
+class _RouteTask:
+    """One route under one mode, as sent to a worker process (the navmesh query is rebuilt there)."""
+
+    scene: Scene
+    mesh: NavMesh
+    route: Route
+    coupling: CouplingSettings
+    settings: SyncSettings
+    index: int
+
+    def run(self) -> RouteRun:
+        s = self.settings
+        return run_route(
+            self.scene,
+            _query(self.scene.name, self.mesh),
+            self.route,
+            self.coupling,
+            seed=s.seed + self.index,
+            timeout_s=s.timeout_s,
+            settle_s=s.settle_s,
+            shove=s.shove_every > 0 and self.index % s.shove_every == s.shove_every - 1,
+        )
+
+
+_QUERIES: dict[str, tuple[NavMesh, NavMeshQuery]] = {}
+
+
+def _query(scene: str, mesh: NavMesh) -> NavMeshQuery:
+    """One query object per scene's navmesh and process (a worker gets the mesh with every task)."""
+    held = _QUERIES.get(scene)
+    same = held is not None and np.array_equal(held[0].vertices, mesh.vertices)
+    if held is None or not same or not np.array_equal(held[0].poly_verts, mesh.poly_verts):
+        held = _QUERIES[scene] = (mesh, NavMeshQuery(mesh))
+    return held[1]
+
+
 @dataclass
-class SyncReport:
-    """Per-mode reports, the tau sweep and timings."""
+class SceneReport:
+    """One scene's per-mode reports and tau sweep."""
 
     scene: str
     modes: dict[str, ModeReport]
     taus: dict[float, ModeReport]
     routes: list[Route]
+
+    def to_json(self, rng: np.random.Generator, resamples: int) -> dict:
+        return {
+            "routes": len(self.routes),
+            "modes": {name: rep.to_json() for name, rep in self.modes.items()},
+            "tau_sweep": [{"tau": tau, **rep.to_json()} for tau, rep in self.taus.items()],
+            "paired": paired(self.modes, rng, resamples),
+        }
+
+
+def paired(modes: dict[str, ModeReport], rng: np.random.Generator, resamples: int) -> dict:
+    """root_motion minus agent_drives per route (cm/m and cm/s of planted sliding), when both ran."""
+    if "root_motion" not in modes or "agent_drives" not in modes:
+        return {}
+    rm, ad = modes["root_motion"], modes["agent_drives"]
+    return {
+        key: paired_difference(rm.per_route(attr), ad.per_route(attr), rng, resamples)
+        for key, attr in (("planted_slide_cm_per_m", "cm_per_m"), ("planted_slide_cm", "slide_cm"))
+    }
+
+
+@dataclass
+class SyncReport:
+    """Per-scene reports, modes pooled over scenes, timings."""
+
+    scenes: list[SceneReport]
     seconds: float
     bake_seconds: float
+    seed: int = 0
+    bootstrap: int = 2000
+
+    @property
+    def scene(self) -> str:
+        return "+".join(s.scene for s in self.scenes)
+
+    @property
+    def routes(self) -> list[Route]:
+        return [r for s in self.scenes for r in s.routes]
+
+    @property
+    def modes(self) -> dict[str, ModeReport]:
+        """Each mode pooled over every scene's routes."""
+        out: dict[str, ModeReport] = {}
+        for s in self.scenes:
+            for name, rep in s.modes.items():
+                pooled = out.setdefault(name, ModeReport(mode=name, radius=rep.radius, dt=rep.dt))
+                pooled.runs += rep.runs
+                pooled.routes += rep.routes
+        return out
+
+    @property
+    def taus(self) -> dict[float, ModeReport]:
+        return self.scenes[0].taus if self.scenes else {}
 
     def to_json(self) -> dict:
+        rng = np.random.default_rng(self.seed)
+        modes = self.modes
         return {
             "scene": self.scene,
             "routes": len(self.routes),
-            "modes": {name: rep.to_json() for name, rep in self.modes.items()},
+            "modes": {name: rep.to_json() for name, rep in modes.items()},
+            "paired": paired(modes, rng, self.bootstrap),
+            "scenes": {s.scene: s.to_json(rng, self.bootstrap) for s in self.scenes},
             "tau_sweep": [{"tau": tau, **rep.to_json()} for tau, rep in self.taus.items()],
             "wall_seconds": self.seconds,
         }
 
 
 def run_sync_benchmark(
-    scene: Scene,
-    mesh: NavMesh,
+    scenes: list[tuple[Scene, NavMesh, int]],
     settings: SyncSettings,
     *,
     progress: bool | Callable[[str, int, int | None], None] = False,
     bake_seconds: float = 0.0,
 ) -> SyncReport:
-    """Run every mode (and the tau sweep) over the same seeded routes.
+    """Run every mode over each scene's seeded routes, and the tau sweep on the first scene.
 
-    `progress`: a callable `progress(stage, done, total)` told the routes driven (stage "driving routes"),
-    or True for a tqdm bar on stderr.
+    Args:
+        scenes: (scene, its navmesh, number of routes) per scene.
+        progress: a callable `progress(stage, done, total)` told the routes driven (stage "driving
+            routes"), or True for a tqdm bar on stderr.
     """
     t0 = time.perf_counter()
-    query = NavMeshQuery(mesh)
-    routes = make_routes(query, np.random.default_rng(settings.seed), settings.routes, settings.min_route_m)
-    jobs: list[tuple[str | float, CouplingSettings]] = [(m, MODES[m]) for m in settings.modes]
-    jobs += [(tau, CouplingSettings(mode="root_motion", tau=tau)) for tau in settings.taus]
-    reports: dict[str | float, ModeReport] = {}
+    plans = []
+    for k, (scene, mesh, n) in enumerate(scenes):
+        query = NavMeshQuery(mesh)
+        routes = make_routes(query, np.random.default_rng(settings.seed), n, settings.min_route_m)
+        jobs: list[tuple[str | float, CouplingSettings]] = [(m, MODES[m]) for m in settings.modes]
+        if k == 0:  # the tau sweep; the root_motion mode's own tau is that mode's run
+            shared = MODES["root_motion"].tau if "root_motion" in settings.modes else None
+            jobs += [
+                (tau, dataclasses.replace(MODES["root_motion"], tau=tau))
+                for tau in settings.taus
+                if tau != shared
+            ]
+        plans.append((scene, query, routes, jobs))
+    total = sum(len(routes) * len(jobs) for _, _, routes, jobs in plans)
     bar = None
-    total, driven = len(jobs) * len(routes), 0
     if progress is True:
         from tqdm import tqdm
 
@@ -260,53 +486,94 @@ def run_sync_benchmark(
     report = progress if callable(progress) else None
     if report is not None:
         report("driving routes", 0, total)
-    for key, coupling in jobs:
-        rep = ModeReport(mode=str(key), radius=max(bake_settings(scene.navmesh).agent_radius, 0.05))
-        for i, route in enumerate(routes):
-            rep.runs.append(
-                run_route(scene, query, route, coupling, seed=settings.seed + i, timeout_s=settings.timeout_s)
+    tasks = [
+        (k, key, i, _RouteTask(scene, mesh, route, coupling, settings, i))
+        for k, ((scene, mesh, _), (_, _, routes, jobs)) in enumerate(zip(scenes, plans, strict=True))
+        for key, coupling in jobs
+        for i, route in enumerate(routes)
+    ]
+    runs: dict[tuple[int, str | float, int], RouteRun] = {}
+    workers = settings.workers if settings.workers is not None else (os.cpu_count() or 1)
+
+    def done(n: int) -> None:
+        if bar is not None:
+            bar.update()
+        if report is not None:
+            report("driving routes", n, total)
+
+    if workers <= 1:
+        for n, (k, key, i, task) in enumerate(tasks, 1):
+            runs[(k, key, i)] = task.run()
+            done(n)
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = {pool.submit(_RouteTask.run, task): (k, key, i) for k, key, i, task in tasks}
+            for n, future in enumerate(as_completed(futures), 1):
+                runs[futures[future]] = future.result()
+                done(n)
+    out = []
+    for k, (scene, _, routes, jobs) in enumerate(plans):
+        radius = max(bake_settings(scene.navmesh).agent_radius, 0.05)
+        reports: dict[str | float, ModeReport] = {}
+        for key, _ in jobs:
+            rep = ModeReport(mode=str(key), radius=radius)
+            rep.runs = [runs[(k, key, i)] for i in range(len(routes))]
+            rep.routes = list(routes)
+            reports[key] = rep
+        if k == 0 and "root_motion" in reports and MODES["root_motion"].tau in settings.taus:
+            reports[float(MODES["root_motion"].tau)] = reports["root_motion"]
+        out.append(
+            SceneReport(
+                scene=scene.name,
+                modes={str(k): v for k, v in reports.items() if isinstance(k, str)},
+                taus={float(k): v for k, v in reports.items() if not isinstance(k, str)},
+                routes=routes,
             )
-            rep.routes.append(route)
-            driven += 1
-            if bar is not None:
-                bar.update()
-            if report is not None:
-                report("driving routes", driven, total)
-        reports[key] = rep
+        )
     if bar is not None:
         bar.close()
     return SyncReport(
-        scene=scene.name,
-        modes={str(k): v for k, v in reports.items() if isinstance(k, str)},
-        taus={float(k): v for k, v in reports.items() if not isinstance(k, str)},
-        routes=routes,
+        scenes=out,
         seconds=time.perf_counter() - t0,
         bake_seconds=bake_seconds,
+        seed=settings.seed,
+        bootstrap=settings.bootstrap,
     )
 
 
 def format_table(report: SyncReport) -> str:
-    """A fixed-width table of the per-mode results."""
+    """A fixed-width table per scene (and pooled): planted-foot sliding first, then navigation."""
     head = (
-        f"{'mode':<28}{'skate%':>8}{'foot cm/s':>10}{'drift mean':>11}{'drift max':>10}{'>radius%':>9}"
-        f"{'path x':>8}{'success':>8}{'SPL':>6}{'t goal s':>9}{'walls':>7}"
+        f"{'mode':<28}{'cm/m':>6}{'cm/s':>6}{'slip%':>6}{'excess':>7}{'start':>6}{'stop':>6}{'steady':>7}"
+        f"{'GMD%':>6}{'gaits':>6}{'IK mm':>6}{'drift':>6}{'path x':>7}{'success':>8}{'walls':>6}"
     )
-    lines = [head, "-" * len(head)]
-    for name, rep in report.modes.items():
-        j = rep.to_json()
-        lines.append(
-            f"{name:<28}{100 * j['foot_skate_ratio']:>8.2f}{100 * j['contact_foot_speed_mps']:>10.1f}"
-            f"{j['drift_mean_m']:>11.3f}{j['drift_max_m']:>10.3f}{100 * j['drift_over_radius_frac']:>9.2f}"
-            f"{j['path_ratio']:>8.3f}{j['success_rate']:>8.2f}{j['spl']:>6.2f}{j['time_to_goal_s']:>9.2f}"
-            f"{j['wall_contacts']:>7d}"
-        )
-    return "\n".join(lines)
+    lines = []
+    blocks = [(s.scene, s.modes) for s in report.scenes]
+    if len(report.scenes) > 1:
+        blocks.append(("all scenes", report.modes))
+    for title, modes in blocks:
+        lines += [f"{title} ({len(next(iter(modes.values())).routes)} routes)", head, "-" * len(head)]
+        for name, rep in modes.items():
+            j = rep.to_json()
+            lines.append(
+                f"{name:<28}{j['planted_slide_cm_per_m']:>6.2f}{j['planted_slide_cmps']:>6.2f}"
+                f"{100 * j['planted_slip_share']:>6.1f}{j['coupling_excess_cmps']:>7.2f}"
+                f"{j['start_slide_cmps']:>6.2f}{j['stop_slide_cmps']:>6.2f}{j['steady_slide_cmps']:>7.2f}"
+                f"{100 * j['gmd20_skate_ratio']:>6.2f}{j['gait_changes']:>6.1f}"
+                f"{1000 * j['ik_max_stretch_m']:>6.1f}{j['drift_max_m']:>6.2f}{j['path_ratio']:>7.3f}"
+                f"{j['success_rate']:>8.2f}{j['wall_contacts']:>6d}"
+            )
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 def write_outputs(report: SyncReport, out_dir: Path) -> list[Path]:
-    """Write sync_modes.csv, sync_tau.csv, sync.json and tau_sweep.png into `out_dir`; return the paths."""
+    """Write sync_modes.csv, sync_tau.csv, sync.json and the plots (tau_sweep.png, sliding_by_phase.png,
+    foot_trails.png) into `out_dir`; return the paths."""
     import csv
     import json
+
+    from npc_ai.bench import sync_plots
 
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report.to_json()
@@ -328,33 +595,10 @@ def write_outputs(report: SyncReport, out_dir: Path) -> list[Path]:
             for row in data["tau_sweep"]:
                 w.writerow([row[k] for k in keys])
         written.append(tau_csv)
-        written.append(plot_tau_sweep(report, out_dir / "tau_sweep.png"))
+        written.append(sync_plots.plot_tau_sweep(report, out_dir / "tau_sweep.png"))
+    written.append(sync_plots.plot_phases(report, out_dir / "sliding_by_phase.png"))
+    written.append(sync_plots.plot_foot_trails(report, out_dir / "foot_trails.png"))
     js = out_dir / "sync.json"
     js.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
     written.append(js)
     return written
-
-
-def plot_tau_sweep(report: SyncReport, out: Path) -> Path:
-    """Foot skate against mean drift for each tau of the root_motion low-pass filter."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    taus = sorted(report.taus)
-    rows = [report.taus[t].to_json() for t in taus]
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    x = [r["drift_mean_m"] for r in rows]
-    y = [100 * r["foot_skate_ratio"] for r in rows]
-    ax.plot(x, y, "o-", color="tab:blue")
-    for t, xi, yi in zip(taus, x, y, strict=True):
-        ax.annotate(f"tau {t:g} s", (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=8)
-    ax.set_xlabel("mean agent-character drift [m]")
-    ax.set_ylabel("foot skate ratio [%]")
-    ax.set_title(f"root_motion tau sweep on {report.scene} ({len(report.routes)} routes)")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out

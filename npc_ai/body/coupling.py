@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from navigation.agent import NavAgent
+from navigation.angles import wrap_angle
 from npc_ai.animation import Animator, RootMotion
 from npc_ai.body.character import Character
 from npc_ai.errors import NpcAiError
 
-SHOULD_MOVE_SPEED = 0.5  # below this filtered speed the character stands still [m/s] (reference value)
+REFERENCE_SHOULD_MOVE_SPEED = 0.5  # the reference's threshold under which the character stands [m/s]
 
 
 class CouplingError(NpcAiError, ValueError):
@@ -63,6 +64,18 @@ class CouplingSettings:
             speed under agent_drives [s, >= 0], as game animators damp their parameters (Unity's damped
             SetFloat, ALS's interpolation); 0 feeds the speed undamped. root_motion filters the agent
             offset with `tau` instead.
+        should_move_speed: below this commanded speed the character stands still [m/s, >= 0]
+            (root_motion only). The reference's 0.5 m/s holds the body while the agent pulls ahead, then
+            the speed input jumps; 0.05 lets it start and stop smoothly.
+        turn_in_place: scale the forward speed by the cosine of the heading error (0 beyond 90 degrees),
+            so a sharp turn is taken on the spot instead of on a wide arc with sliding feet (root_motion).
+        pivot_turns: when code turns the character while the animation has a foot planted, turn about
+            that foot instead of about the root (the body moves on a small arc), so the turn does not drag
+            the planted foot (root_motion; reads the feet of the pose, so simulations with
+            `root_only_animation` leave it off).
+        foot_lock: pin each foot the animation plants where it landed, with two-bone IK, and release it
+            smoothly (`npc_ai.animation.foot_lock`; the locomotor applies it after physics). Costs a full
+            skeleton pose per tick, so simulations with `root_only_animation` leave it off.
     """
 
     mode: str = "root_motion"
@@ -72,7 +85,11 @@ class CouplingSettings:
     turn_rate_deg: float = 360.0
     max_speed_factor: float = 1.5
     speed_damping_s: float = 0.1
-    feedforward_s: float | None = None
+    feedforward_s: float | None = 0.3
+    should_move_speed: float = 0.05
+    turn_in_place: bool = True
+    foot_lock: bool = True
+    pivot_turns: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in ("agent_drives", "root_motion"):
@@ -99,6 +116,17 @@ class CouplingSettings:
             raise CouplingError(
                 f"speed_damping_s must be a number of seconds >= 0, got {self.speed_damping_s!r}"
             )
+        if not (
+            isinstance(self.should_move_speed, int | float)
+            and math.isfinite(self.should_move_speed)
+            and self.should_move_speed >= 0
+        ):
+            raise CouplingError(
+                f"should_move_speed must be a number of m/s >= 0, got {self.should_move_speed!r}"
+            )
+        for flag in ("turn_in_place", "foot_lock", "pivot_turns"):
+            if not isinstance(getattr(self, flag), bool):
+                raise CouplingError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if not (math.isfinite(self.max_speed_factor) and self.max_speed_factor >= 1):
             raise CouplingError(f"max_speed_factor must be a number >= 1, got {self.max_speed_factor!r}")
 
@@ -106,19 +134,29 @@ class CouplingSettings:
     def name(self) -> str:
         """The mode's name as the benchmark reports it."""
         name = self.mode
-        if self.mode == "root_motion" and self.feedforward_s is not None:
-            name += "_feedforward"
+        if self.mode == "root_motion" and self.feedforward_s is None:
+            name += "_reference"
         if self.mode == "root_motion" and self.drift_limit is not DriftLimit.NONE:
             name += f"_{self.drift_limit.value}"
         return name
 
 
+# The reference loop (reference.md section 1): velocity = filtered offset / dt, 0.5 m/s threshold.
+REFERENCE = CouplingSettings(
+    mode="root_motion",
+    feedforward_s=None,
+    should_move_speed=REFERENCE_SHOULD_MOVE_SPEED,
+    turn_in_place=False,
+    foot_lock=False,
+    pivot_turns=False,
+)
+
 MODES: dict[str, CouplingSettings] = {
-    "agent_drives": CouplingSettings(mode="agent_drives"),
+    "agent_drives": CouplingSettings(mode="agent_drives", foot_lock=False),  # the naive coupling
     "root_motion": CouplingSettings(mode="root_motion"),
     "root_motion_pull_character": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_CHARACTER),
     "root_motion_pull_agent": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_AGENT),
-    "root_motion_feedforward": CouplingSettings(mode="root_motion", feedforward_s=0.3),
+    "root_motion_reference": REFERENCE,
 }
 
 
@@ -140,6 +178,7 @@ class CouplingState:
         pulls: how many times the drift limit acted.
         damped_speed: the animator's speed parameter under agent_drives [m/s].
         root_motion: this tick's root motion from the animator.
+        command: the horizontal world velocity given to the body this tick [m/s].
     """
 
     smooth_delta: np.ndarray = field(default_factory=lambda: np.zeros(2))
@@ -148,6 +187,7 @@ class CouplingState:
     pulls: int = 0
     root_motion: RootMotion | None = None
     damped_speed: float = 0.0
+    command: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
 
 class Coupling:
@@ -184,7 +224,7 @@ class Coupling:
         self.state.should_move = speed > 0.0
         d = rm.delta_local
         step = c.forward * float(d[0]) - c.right * float(d[1])
-        c.set_horizontal_velocity(float(step[0]) / dt, float(step[1]) / dt)
+        self._drive(float(step[0]) / dt, float(step[1]) / dt)
         self.agent.reset_path()
 
     def after_physics(self) -> None:
@@ -209,7 +249,7 @@ class Coupling:
         a, c = self.agent, self.character
         a.update(dt)
         v = horizontal(a.next_position - c.position) / dt
-        c.set_horizontal_velocity(float(v[0]), float(v[1]))
+        self._drive(float(v[0]), float(v[1]))
         c.yaw = a.yaw
         damp = self.settings.speed_damping_s
         k = 1.0 if damp <= 0 else min(1.0, dt / damp)
@@ -229,7 +269,7 @@ class Coupling:
         st.smooth_delta = st.smooth_delta + smooth * (local - st.smooth_delta)
         if s.feedforward_s is None:  # the reference: the filtered offset per tick is the velocity
             st.velocity = st.smooth_delta / dt if dt > 1e-5 else np.zeros(2)
-        else:  # the agent's own velocity, plus the filtered offset closed over feedforward_s seconds
+        else:  # the agent's planned velocity, plus the filtered offset closed over feedforward_s seconds
             v = horizontal(a.velocity)
             st.velocity = (
                 np.array([float(c.right @ v), float(c.forward @ v)]) + st.smooth_delta / s.feedforward_s
@@ -239,18 +279,43 @@ class Coupling:
         forward_speed = min(max(0.0, float(st.velocity[1])), s.max_speed_factor * a.settings.speed)
         behind = a.remaining_distance + float(np.linalg.norm(world_delta))  # the character's distance to go
         st.should_move = (
-            float(np.linalg.norm(st.velocity)) > SHOULD_MOVE_SPEED and behind > a.settings.stopping_distance
+            float(np.linalg.norm(st.velocity)) > s.should_move_speed and behind > a.settings.stopping_distance
         )
         # face the steering target (reference step 5), not the tiny agent offset, whose direction jitters
         to_target = horizontal(a.steering_target - c.position)
+        pivot = np.zeros(3)
         if st.should_move and float(np.linalg.norm(to_target)) > 0.05:
-            c.turn_toward(math.atan2(to_target[1], to_target[0]), math.radians(s.turn_rate_deg), dt)
+            heading = math.atan2(to_target[1], to_target[0])
+            before = c.yaw
+            turned = c.turn_toward(heading, math.radians(s.turn_rate_deg), dt)
+            if s.pivot_turns and turned != 0.0:
+                pivot = self._pivot_offset(before, c.yaw)
+            if s.turn_in_place:  # a sharp turn is taken mostly on the spot, as people do
+                forward_speed *= max(0.0, math.cos(wrap_angle(heading - c.yaw)))
         self.animator.set_speed(forward_speed if st.should_move else 0.0)
         rm = self.animator.advance(dt)
         st.root_motion = rm
         d = rm.delta_local  # character frame: x forward, y left
-        step = c.forward * float(d[0]) - c.right * float(d[1])
-        c.set_horizontal_velocity(float(step[0]) / dt, float(step[1]) / dt)
+        step = c.forward * float(d[0]) - c.right * float(d[1]) + pivot
+        self._drive(float(step[0]) / dt, float(step[1]) / dt)
+
+    def _pivot_offset(self, yaw_before: float, yaw_after: float) -> np.ndarray:
+        """The body displacement [m] that keeps the most planted foot (weight >= 0.5) where it is while
+        the facing turns from `yaw_before` to `yaw_after` [rad]; zero when no foot is planted."""
+        planted = self.animator.planted()
+        foot = int(np.argmax(planted))
+        if planted[foot] < 0.5:
+            return np.zeros(3)
+        f = self.animator.foot_positions()[foot]
+        c0, s0, c1, s1 = math.cos(yaw_before), math.sin(yaw_before), math.cos(yaw_after), math.sin(yaw_after)
+        before = np.array([c0 * f[0] - s0 * f[1], s0 * f[0] + c0 * f[1], 0.0])
+        after = np.array([c1 * f[0] - s1 * f[1], s1 * f[0] + c1 * f[1], 0.0])
+        return before - after
+
+    def _drive(self, vx: float, vy: float) -> None:
+        """Give the body its horizontal velocity [m/s] for this tick and remember it."""
+        self.character.set_horizontal_velocity(vx, vy)
+        self.state.command = np.array([vx, vy])
 
     def _limit_drift(self, world_delta: np.ndarray) -> np.ndarray:
         a, c, s = self.agent, self.character, self.settings

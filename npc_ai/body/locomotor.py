@@ -14,6 +14,8 @@ import numpy as np
 from navigation.agent import AgentSettings, NavAgent
 from navigation.query import NavMeshQuery, QueryStatus
 from npc_ai.animation import Animator, AnimatorSettings
+from npc_ai.animation.feet import leg_chain
+from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_world
 from npc_ai.body.character import Character
 from npc_ai.body.coupling import Coupling, CouplingSettings
 from scenes import World, groups
@@ -67,6 +69,14 @@ class Locomotor:
             self.character,
         )
         self._free: tuple[float, float | None] | None = None
+        self._dt = 0.0
+        self.foot_lock: FootLock | None = None
+        self.foot_lock_result: FootLockResult | None = None
+        self._chains: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+        if self.coupling.settings.foot_lock:
+            clip = self.animator.locomotion_set.walk.clip
+            self.foot_lock = FootLock()
+            self._chains = (leg_chain(clip, 0), leg_chain(clip, 1))
 
     # -- commands --------------------------------------------------------------------------------------
     def set_destination(self, target: object, *, speed: float | None = None) -> QueryStatus:
@@ -96,11 +106,15 @@ class Locomotor:
         self.character.teleport(self.agent.next_position + [0.0, 0.0, 0.01])
         self.character.set_horizontal_velocity(0.0, 0.0)
         self.coupling.state.smooth_delta[:] = 0.0
+        if self.foot_lock is not None:
+            self.foot_lock.reset()
+            self.foot_lock_result = None
         return True
 
     # -- the tick halves -------------------------------------------------------------------------------
     def before_physics(self, dt: float) -> None:
         """Advance agent and animator and set the body's velocity for this tick."""
+        self._dt = dt
         if self._free is not None:
             speed, heading = self._free
             self.coupling.free_move(speed, heading, dt)
@@ -108,8 +122,17 @@ class Locomotor:
             self.coupling.before_physics(dt)
 
     def after_physics(self) -> None:
-        """Reconcile the agent with where physics put the body."""
+        """Reconcile the agent with where physics put the body; lock the planted feet (if on)."""
         self.coupling.after_physics()
+        if self.foot_lock is not None and self._chains is not None:
+            legs = self._chains[0] + self._chains[1] + self.animator.foot_indices
+            hip, knee, ankle = leg_points_world(
+                self.animator.joint_positions(only=legs),
+                self._chains,
+                self.character.position,
+                self.character.yaw,
+            )
+            self.foot_lock_result = self.foot_lock.update(hip, knee, ankle, self.animator.planted(), self._dt)
 
     # -- state -----------------------------------------------------------------------------------------
     @property
@@ -146,11 +169,28 @@ class Locomotor:
         gap = float(np.hypot(*(self.position - end)[:2]))
         return gap <= self.agent.settings.stopping_distance + ARRIVE_TOLERANCE
 
-    def feet_world(self) -> np.ndarray:
-        """(2, 3) world positions of the (left, right) feet of the current pose [m]."""
+    @property
+    def leg_length(self) -> float:
+        """Thigh + shin of the animated skeleton [m] (the left leg of the current pose)."""
+        chains = self._chains if self._chains is not None else None
+        if chains is None:
+            chains = (leg_chain(self.animator.locomotion_set.walk.clip, 0),) * 2
+        joints = self.animator.joint_positions(only=chains[0])
+        hip, knee, ankle = (joints[i] for i in chains[0])
+        return float(np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee))
+
+    def animated_feet_world(self) -> np.ndarray:
+        """(2, 3) world positions of the (left, right) feet of the animated pose, before foot locking [m]."""
         local = self.animator.foot_positions()
         c, s = math.cos(self.character.yaw), math.sin(self.character.yaw)
         pos = self.character.position
         return pos + np.column_stack(
             [c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1], local[:, 2]]
         )
+
+    def feet_world(self) -> np.ndarray:
+        """(2, 3) world positions of the (left, right) feet as shown: the animated feet moved with their
+        locked ankles when foot locking is on [m]."""
+        feet = self.animated_feet_world()
+        lock = self.foot_lock_result
+        return feet if lock is None else lock.offset(feet)

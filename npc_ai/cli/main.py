@@ -190,41 +190,63 @@ def _cmd_bench_sync(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from npc_ai.bench.sync import SyncSettings, format_table, run_sync_benchmark, write_outputs
+    from npc_ai.bench.sync import (
+        DEFAULT_SCENES,
+        QUICK_SCENES,
+        SyncSettings,
+        format_table,
+        run_sync_benchmark,
+        write_outputs,
+    )
     from npc_ai.levels import load_level
     from npc_ai.levels.navmesh import scene_navmesh
     from scenes import World
 
+    plan: tuple[tuple[str, int], ...] = QUICK_SCENES if args.quick else DEFAULT_SCENES
+    if args.scene:
+        counts = dict(plan)
+        plan = tuple((name, args.routes or counts.get(name, 6)) for name in args.scene)
+    elif args.routes:
+        plan = tuple((name, args.routes) for name, _ in plan)
+    default = SyncSettings()
     settings = SyncSettings(
-        routes=args.routes,
         seed=args.seed,
-        modes=tuple(args.modes) if args.modes else SyncSettings().modes,
-        taus=tuple(args.tau) if args.tau is not None else SyncSettings().taus,
+        modes=tuple(args.modes) if args.modes else default.modes,
+        taus=tuple(args.tau) if args.tau is not None else ((0.15, 0.6) if args.quick else default.taus),
     )
-    scene = load_level(args.scene)
     t0 = time.perf_counter()
-    with StderrProgress(f"sync benchmark on {scene.name}", quiet=args.quiet) as progress:
-        with World(scene, seed=args.seed) as world:
-            mesh, _ = scene_navmesh(world, progress=progress)
+    with StderrProgress("sync benchmark", quiet=args.quiet) as progress:
+        scenes = []
+        for name, routes in plan:
+            scene = load_level(name)
+            with World(scene, seed=args.seed) as world:
+                mesh, _ = scene_navmesh(world, progress=progress)
+            scenes.append((scene, mesh, routes))
         bake = time.perf_counter() - t0
-        report = run_sync_benchmark(scene, mesh, settings, progress=progress, bake_seconds=bake)
-    print(f"sync benchmark on {scene.name}: {len(report.routes)} routes, seed {args.seed}")
+        report = run_sync_benchmark(scenes, settings, progress=progress, bake_seconds=bake)
+    print(f"sync benchmark: {', '.join(f'{n} ({k} routes)' for n, k in plan)}, seed {args.seed}")
     print(format_table(report))
+    data = report.to_json()
+    pair = data["paired"].get("planted_slide_cm_per_m")
+    if pair:
+        print(
+            f"root_motion / agent_drives planted sliding: {pair['ratio']:.2f}x "
+            f"(95 % CI {pair['ratio_ci_low']:.2f}-{pair['ratio_ci_high']:.2f}; paired difference "
+            f"{pair['mean']:+.2f} cm/m, CI [{pair['ci_low']:+.2f}, {pair['ci_high']:+.2f}])"
+        )
     if report.taus:
-        print("root_motion tau sweep:  tau [s]  skate %  drift mean [m]  drift max [m]")
+        print("root_motion tau sweep:  tau [s]  cm/m  drift mean [m]  drift max [m]")
         for tau, rep in sorted(report.taus.items()):
             j = rep.to_json()
-            skate, mean, peak = 100 * j["foot_skate_ratio"], j["drift_mean_m"], j["drift_max_m"]
-            print(f"{tau:>24.3f}{skate:>9.2f}{mean:>16.3f}{peak:>15.3f}")
+            cm, mean, peak = j["planted_slide_cm_per_m"], j["drift_mean_m"], j["drift_max_m"]
+            print(f"{tau:>24.3f}{cm:>6.2f}{mean:>16.3f}{peak:>15.3f}")
     print(f"ran in {report.seconds:.1f} s (navmesh {bake:.2f} s)")
     if args.out is not None:
         for path in write_outputs(report, Path(args.out)):
             print(f"wrote {path}")
     if args.json is not None:
-        data = report.to_json()
-        Path(args.json).write_text(
-            json.dumps({"modes": data["modes"]}, indent=2, sort_keys=True), encoding="utf-8"
-        )
+        keep = {k: data[k] for k in ("modes", "paired", "scenes")}
+        Path(args.json).write_text(json.dumps(keep, indent=2, sort_keys=True), encoding="utf-8")
         print(f"wrote {args.json}")
     return 0
 
@@ -268,17 +290,22 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_Parser)
     bs = bench_sub.add_parser("sync", help="navigation/animation sync: coupling modes on the same routes")
-    bs.add_argument("--scene", default="arena", help="scene to drive in (default arena)")
     bs.add_argument(
-        "--routes", type=cli_types.positive_int, default=6, help="number of seeded routes (default 6)"
+        "--scene", nargs="+", help="scenes to drive in (default arena, warehouse, compound: 24, 12, 6 routes)"
     )
+    bs.add_argument(
+        "--routes", type=cli_types.positive_int, help="seeded routes per scene (default: 24 / 12 / 6, else 6)"
+    )
+    bs.add_argument("--quick", action="store_true", help="a smoke run: 3 arena routes, 2 taus")
     bs.add_argument("--modes", nargs="+", choices=list(MODES), help="coupling modes (default: all)")
     bs.add_argument(
         "--tau", nargs="*", type=cli_types.positive_float, help="root_motion filter taus to sweep [s]"
     )
     bs.add_argument("--seed", type=cli_types.seed, default=0, help="route seed (default 0)")
     bs.add_argument("--out", help="folder for CSV, JSON and the tau-sweep plot (created if missing)")
-    bs.add_argument("--json", help="write {modes: {MODE: metrics}} to this .json file")
+    bs.add_argument(
+        "--json", help="write {modes: {MODE: metrics}, paired: {...}, scenes: {...}} to this .json file"
+    )
     bs.add_argument("--quiet", action="store_true", help="no progress on stderr")
     bs.set_defaults(func=_cmd_bench_sync)
     bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")

@@ -132,7 +132,7 @@ class Player:
             position,
             yaw=yaw,
             agent=AgentSettings(speed=self.settings.speed),
-            coupling=CouplingSettings(mode="agent_drives"),
+            coupling=CouplingSettings(mode="agent_drives", foot_lock=False),
             group=groups.PLAYER,
         )
         self.route = [np.asarray(p, dtype=np.float64) for p in route]

@@ -38,6 +38,7 @@ from npc_ai.behaviour.perception import (
     probe_obstacles,
 )
 from npc_ai.behaviour.states import STATE_CODES
+from npc_ai.body.coupling import CouplingSettings
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
@@ -194,6 +195,8 @@ class Simulation:
         radius = bake.agent_radius if bake.agent_radius > 0 else GRID_AGENT_RADIUS
         agent = AgentSettings(radius=radius, height=bake.agent_height)
         animator = AnimatorSettings(lazy_pose=s.root_only_animation)
+        full_pose = not s.root_only_animation  # foot locking and pivoting read the pose's feet
+        coupling = CouplingSettings(foot_lock=full_pose, pivot_turns=full_pose)
         player_rng = stream(world.seed, "", "player")
         player_at: np.ndarray | None = None
         if s.player is not None:
@@ -210,7 +213,9 @@ class Simulation:
             spread, moved = np.roll(spread, -1, axis=0), np.roll(moved, -1)
         self.npcs: list[Npc] = []
         for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
-            loco = Locomotor(world, self.query, spread[i], yaw=yaw, agent=agent, animator=animator)
+            loco = Locomotor(
+                world, self.query, spread[i], yaw=yaw, agent=agent, animator=animator, coupling=coupling
+            )
             self.npcs.append(Npc(name, i, loco, behaviour, self, stream(world.seed, name), route))
             if moved[i]:
                 self.record(self.npcs[-1], "spawn_moved", {"from": _xyz(pos), "to": _xyz(spread[i])})

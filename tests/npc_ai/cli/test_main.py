@@ -187,29 +187,27 @@ def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
     import json
 
     env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
-    args = [
-        "bench",
-        "sync",
-        "--routes",
-        "1",
-        "--modes",
-        "agent_drives",
-        "root_motion_pull_agent",
-        "--tau",
-        "0.15",
-    ]
+    args = ["bench", "sync", "--scene", "arena", "--routes", "2", "--tau", "0.15"]
+    args += ["--modes", "agent_drives", "root_motion", "root_motion_pull_agent"]
     args += ["--json", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"), "--quiet"]
     out = npc_ai(*args, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""  # --quiet: no progress
     data = json.loads((tmp_path / "s.json").read_text())
-    assert set(data["modes"]) == {"agent_drives", "root_motion_pull_agent"}
+    assert set(data["modes"]) == {"agent_drives", "root_motion", "root_motion_pull_agent"}
     keys = {"foot_skate_ratio", "contact_foot_speed_mps", "drift_mean_m", "drift_max_m"}
     keys |= {"drift_over_radius_frac", "path_ratio", "success_rate", "wall_contacts"}
+    keys |= {"planted_slide_cm_per_m", "planted_slide_cmps", "planted_slip_share", "coupling_excess_cmps"}
+    keys |= {"gmd20_skate_ratio", "gait_changes", "ik_max_stretch_m"}
     for metrics in data["modes"].values():
         assert keys <= set(metrics)
         assert metrics["success_rate"] == 1.0
-    assert (tmp_path / "out" / "tau_sweep.png").is_file() and (tmp_path / "out" / "sync_modes.csv").is_file()
+        assert metrics["ik_max_stretch_m"] == 0.0  # foot locking never stretches a leg
+    pair = data["paired"]["planted_slide_cm_per_m"]
+    assert pair["routes"] == 2 and pair["ci_low"] <= pair["mean"] <= pair["ci_high"]
+    assert set(data["scenes"]) == {"arena"}
+    for name in ("tau_sweep.png", "sync_modes.csv", "sliding_by_phase.png", "foot_trails.png"):
+        assert (tmp_path / "out" / name).is_file()
     assert "agent_drives" in out.stdout and "tau sweep" in out.stdout
 
 
