@@ -50,7 +50,9 @@ class CouplingSettings:
         mode: "agent_drives" or "root_motion".
         tau: time constant of the low-pass filter on the agent-to-character offset [s, > 0]
             (root_motion only; the reference uses 0.15).
-        drift_limit: what the drift limit moves (root_motion only).
+        drift_limit: what the drift limit moves (root_motion only). By default the agent is pulled back
+            toward a body that was pushed or blocked, so the two never drift farther apart than the
+            agent radius and the body is never teleported.
         drift_keep: after a pull, the drift left is `drift_keep * radius` [0 < x < 1]; 0.9 is the
             reference's factor when the drift has just crossed the radius.
         turn_rate_deg: how fast code turns the character to face its steering target [deg/s, > 0].
@@ -80,7 +82,7 @@ class CouplingSettings:
 
     mode: str = "root_motion"
     tau: float = 0.15
-    drift_limit: DriftLimit = DriftLimit.NONE
+    drift_limit: DriftLimit = DriftLimit.PULL_AGENT
     drift_keep: float = 0.9
     turn_rate_deg: float = 360.0
     max_speed_factor: float = 1.5
@@ -130,20 +132,11 @@ class CouplingSettings:
         if not (math.isfinite(self.max_speed_factor) and self.max_speed_factor >= 1):
             raise CouplingError(f"max_speed_factor must be a number >= 1, got {self.max_speed_factor!r}")
 
-    @property
-    def name(self) -> str:
-        """The mode's name as the benchmark reports it."""
-        name = self.mode
-        if self.mode == "root_motion" and self.feedforward_s is None:
-            name += "_reference"
-        if self.mode == "root_motion" and self.drift_limit is not DriftLimit.NONE:
-            name += f"_{self.drift_limit.value}"
-        return name
-
 
 # The reference loop (reference.md section 1): velocity = filtered offset / dt, 0.5 m/s threshold.
 REFERENCE = CouplingSettings(
     mode="root_motion",
+    drift_limit=DriftLimit.NONE,
     feedforward_s=None,
     should_move_speed=REFERENCE_SHOULD_MOVE_SPEED,
     turn_in_place=False,
@@ -153,9 +146,9 @@ REFERENCE = CouplingSettings(
 
 MODES: dict[str, CouplingSettings] = {
     "agent_drives": CouplingSettings(mode="agent_drives", foot_lock=False),  # the naive coupling
-    "root_motion": CouplingSettings(mode="root_motion"),
+    "root_motion": CouplingSettings(mode="root_motion"),  # the default: drift limited by pulling the agent
+    "root_motion_no_limit": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.NONE),
     "root_motion_pull_character": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_CHARACTER),
-    "root_motion_pull_agent": CouplingSettings(mode="root_motion", drift_limit=DriftLimit.PULL_AGENT),
     "root_motion_reference": REFERENCE,
 }
 

@@ -188,13 +188,13 @@ def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
 
     env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
     args = ["bench", "sync", "--scene", "arena", "--routes", "2", "--tau", "0.15"]
-    args += ["--modes", "agent_drives", "root_motion", "root_motion_pull_agent"]
+    args += ["--modes", "agent_drives", "root_motion", "root_motion_no_limit"]
     args += ["--json", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"), "--quiet"]
     out = npc_ai(*args, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""  # --quiet: no progress
     data = json.loads((tmp_path / "s.json").read_text())
-    assert set(data["modes"]) == {"agent_drives", "root_motion", "root_motion_pull_agent"}
+    assert set(data["modes"]) == {"agent_drives", "root_motion", "root_motion_no_limit"}
     keys = {"foot_skate_ratio", "contact_foot_speed_mps", "drift_mean_m", "drift_max_m"}
     keys |= {"drift_over_radius_frac", "path_ratio", "success_rate", "wall_contacts"}
     keys |= {"planted_slide_cm_per_m", "planted_slide_cmps", "planted_slip_share", "coupling_excess_cmps"}
