@@ -6,11 +6,15 @@ where physics actually put the body. Information flows one way in each mode (ref
 
 - `agent_drives` (animation follows agent): the agent moves the character; its speed drives the animator.
   Robust, but the feet slide whenever the animation cannot match the velocity.
-- `root_motion` (agent follows animation): the agent only simulates `next_position`; the offset from the
-  character to it, in the character's frame and low-pass filtered with `smooth = min(1, dt / tau)`, is the
-  velocity fed to the animator; the animator's root motion moves the character.
-- `root_motion` with a drift limit: when the agent and the character are farther apart than the agent
-  radius, pull the character toward the agent, or the agent toward the character.
+- `root_motion` (agent follows animation): the agent only simulates `next_position`; the animator is
+  asked for the agent's planned velocity plus the offset from the character to the agent (in the
+  character's frame, low-pass filtered with `smooth = min(1, dt / tau)`) closed over `feedforward_s`; the
+  animator's root motion moves the character. Sharp turns are taken on the spot (`turn_in_place`) and
+  about the planted foot (`pivot_turns`); the locomotor locks planted feet (`foot_lock`).
+- the reference loop (`REFERENCE`, reference.md section 1): the filtered offset / dt is the velocity,
+  and the character stands below 0.5 m/s. Under-damped at 60 Hz: speed overshoots and gaits flicker.
+- the drift limit: when the agent and the character are farther apart than the agent radius, pull the
+  agent toward the character (the default) or the character toward the agent.
 """
 
 from __future__ import annotations
