@@ -118,7 +118,7 @@ class RouteRun:
     drift: np.ndarray  # (T,) agent-character horizontal distance [m]
     reached: bool
     seconds: float  # time to arrival (the time limit when not reached) [s]
-    travelled_m: float  # horizontal path of the body until arrival [m]
+    travelled_m: float  # horizontal path the body walked until arrival (shove ticks left out) [m]
     wall_contacts: int
     pulls: int
     gait_changes: int
@@ -258,7 +258,8 @@ def run_route(
             rec.tick(legs)
             after = legs.position
             if arrival is None:
-                travelled += float(np.hypot(*(after - before)[:2]))
+                if not shoving:  # the path the body walked, not where the shove carried it
+                    travelled += float(np.hypot(*(after - before)[:2]))
                 walls += _wall_contacts(world, legs.character.body)
             drift.append(legs.coupling.drift)
             if arrival is None and legs.arrived:

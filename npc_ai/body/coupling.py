@@ -235,6 +235,9 @@ class Coupling:
             drift = horizontal(self.agent.next_position - self.character.position)
             if float(np.linalg.norm(drift)) > self.agent.settings.radius:
                 self.agent.next_position = self.character.position
+        elif self.settings.drift_limit is DriftLimit.PULL_AGENT:
+            # the step itself may have carried the body off (a shove, a crowd): limit at the tick's end too
+            self._limit_drift(horizontal(self.agent.next_position - self.character.position))
 
     @property
     def drift(self) -> float:
