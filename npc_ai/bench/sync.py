@@ -97,7 +97,9 @@ class SyncSettings:
 
 @dataclass(frozen=True)
 class Route:
-    """A start and goal on the navmesh [m], the shortest path length between them [m], a top speed [m/s]."""
+    """A start and goal on the navmesh [m], the horizontal length of the shortest path between them [m] (the
+    body's travelled distance is measured horizontally too, so ramps do not bias the path ratio), a top
+    speed [m/s]."""
 
     start: np.ndarray
     goal: np.ndarray
@@ -196,7 +198,8 @@ def make_routes(query: NavMeshQuery, rng: np.random.Generator, n: int, min_lengt
         (a, _), (b, _) = query.random_point(rng, islands=main), query.random_point(rng, islands=main)
         path = query.find_path(a, b)
         if path.status is QueryStatus.SUCCESS and path.length >= min_length:
-            routes.append(Route(a, b, path.length, ROUTE_SPEEDS[len(routes) % len(ROUTE_SPEEDS)]))
+            flat = float(np.hypot(*np.diff(path.points[:, :2], axis=0).T).sum())
+            routes.append(Route(a, b, flat, ROUTE_SPEEDS[len(routes) % len(ROUTE_SPEEDS)]))
     if len(routes) < n:
         raise BenchmarkSettingsError(
             f"could only find {len(routes)} routes of at least {min_length} m on this navmesh"
