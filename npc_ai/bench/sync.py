@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -543,66 +542,3 @@ def run_sync_benchmark(
         seed=settings.seed,
         bootstrap=settings.bootstrap,
     )
-
-
-def format_table(report: SyncReport) -> str:
-    """A fixed-width table per scene (and pooled): planted-foot sliding first, then navigation."""
-    head = (
-        f"{'mode':<28}{'cm/m':>6}{'cm/s':>6}{'slip%':>6}{'excess':>7}{'start':>6}{'stop':>6}{'steady':>7}"
-        f"{'GMD%':>6}{'gaits':>6}{'IK mm':>6}{'drift':>6}{'path x':>7}{'success':>8}{'walls':>6}"
-    )
-    lines = []
-    blocks = [(s.scene, s.modes) for s in report.scenes]
-    if len(report.scenes) > 1:
-        blocks.append(("all scenes", report.modes))
-    for title, modes in blocks:
-        lines += [f"{title} ({len(next(iter(modes.values())).routes)} routes)", head, "-" * len(head)]
-        for name, rep in modes.items():
-            j = rep.to_json()
-            lines.append(
-                f"{name:<28}{j['planted_slide_cm_per_m']:>6.2f}{j['planted_slide_cmps']:>6.2f}"
-                f"{100 * j['planted_slip_share']:>6.1f}{j['coupling_excess_cmps']:>7.2f}"
-                f"{j['start_slide_cmps']:>6.2f}{j['stop_slide_cmps']:>6.2f}{j['steady_slide_cmps']:>7.2f}"
-                f"{100 * j['gmd20_skate_ratio']:>6.2f}{j['gait_changes']:>6.1f}"
-                f"{1000 * j['ik_max_stretch_m']:>6.1f}{j['drift_max_m']:>6.2f}{j['path_ratio']:>7.3f}"
-                f"{j['success_rate']:>8.2f}{j['wall_contacts']:>6d}"
-            )
-        lines.append("")
-    return "\n".join(lines).rstrip()
-
-
-def write_outputs(report: SyncReport, out_dir: Path) -> list[Path]:
-    """Write sync_modes.csv, sync_tau.csv, sync.json and the plots (tau_sweep.png, sliding_by_phase.png,
-    foot_trails.png) into `out_dir`; return the paths."""
-    import csv
-    import json
-
-    from npc_ai.bench import sync_plots
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    data = report.to_json()
-    written = []
-    modes_csv = out_dir / "sync_modes.csv"
-    with modes_csv.open("w", newline="", encoding="utf-8") as f:
-        keys = list(next(iter(data["modes"].values())).keys())
-        w = csv.writer(f)
-        w.writerow(["mode", *keys])
-        for name, row in data["modes"].items():
-            w.writerow([name, *(row[k] for k in keys)])
-    written.append(modes_csv)
-    if data["tau_sweep"]:
-        tau_csv = out_dir / "sync_tau.csv"
-        with tau_csv.open("w", newline="", encoding="utf-8") as f:
-            keys = list(data["tau_sweep"][0].keys())
-            w = csv.writer(f)
-            w.writerow(keys)
-            for row in data["tau_sweep"]:
-                w.writerow([row[k] for k in keys])
-        written.append(tau_csv)
-        written.append(sync_plots.plot_tau_sweep(report, out_dir / "tau_sweep.png"))
-    written.append(sync_plots.plot_phases(report, out_dir / "sliding_by_phase.png"))
-    written.append(sync_plots.plot_foot_trails(report, out_dir / "foot_trails.png"))
-    js = out_dir / "sync.json"
-    js.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
-    written.append(js)
-    return written

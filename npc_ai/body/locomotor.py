@@ -172,11 +172,9 @@ class Locomotor:
     @property
     def leg_length(self) -> float:
         """Thigh + shin of the animated skeleton [m] (the left leg of the current pose)."""
-        chains = self._chains if self._chains is not None else None
-        if chains is None:
-            chains = (leg_chain(self.animator.locomotion_set.walk.clip, 0),) * 2
-        joints = self.animator.joint_positions(only=chains[0])
-        hip, knee, ankle = (joints[i] for i in chains[0])
+        chain = leg_chain(self.animator.locomotion_set.walk.clip, 0)
+        joints = self.animator.joint_positions(only=chain)
+        hip, knee, ankle = (joints[i] for i in chain)
         return float(np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee))
 
     def animated_feet_world(self) -> np.ndarray:

@@ -190,14 +190,8 @@ def _cmd_bench_sync(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from npc_ai.bench.sync import (
-        DEFAULT_SCENES,
-        QUICK_SCENES,
-        SyncSettings,
-        format_table,
-        run_sync_benchmark,
-        write_outputs,
-    )
+    from npc_ai.bench.sync import DEFAULT_SCENES, QUICK_SCENES, SyncSettings, run_sync_benchmark
+    from npc_ai.bench.sync_output import format_table, write_outputs
     from npc_ai.levels import load_level
     from npc_ai.levels.navmesh import scene_navmesh
     from scenes import World
