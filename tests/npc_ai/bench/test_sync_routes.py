@@ -45,3 +45,23 @@ def test_recording_goes_on_a_second_past_arrival(arena) -> None:
     run = run_route(scene, query, route, MODES["agent_drives"], seed=0, timeout_s=30.0, settle_s=1.0)
     assert run.reached and run.trace.arrival is not None
     assert len(run.trace.root_yaw) == run.trace.arrival + 60
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"settle_s": -1.0}, "settle_s"),
+        ({"settle_s": float("nan")}, "settle_s"),
+        ({"shove_every": -1}, "shove_every"),
+        ({"shove_every": 1.5}, "shove_every"),
+        ({"workers": 0}, "workers"),
+        ({"bootstrap": 10}, "bootstrap"),
+        ({"modes": ("root_motion_feedforward",)}, "unknown coupling modes"),
+    ],
+)
+def test_bad_sync_settings_are_refused_with_the_field_named(kwargs: dict, message: str) -> None:
+    from npc_ai.bench.sync import SyncSettings
+    from npc_ai.errors import BenchmarkSettingsError
+
+    with pytest.raises(BenchmarkSettingsError, match=message):
+        SyncSettings(**kwargs)

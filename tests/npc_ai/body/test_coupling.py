@@ -175,7 +175,19 @@ def test_root_motion_plants_its_feet_better_than_agent_drives_on_the_same_route(
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"mode": "teleport"}, {"tau": 0.0}, {"tau": float("nan")}, {"drift_keep": 1.0}, {"drift_limit": "pull"}],
+    [
+        {"mode": "teleport"},
+        {"tau": 0.0},
+        {"tau": float("nan")},
+        {"drift_keep": 1.0},
+        {"drift_limit": "pull"},
+        {"feedforward_s": 0.0},
+        {"should_move_speed": -0.1},
+        {"should_move_speed": float("inf")},
+        {"turn_in_place": 1},
+        {"foot_lock": "yes"},
+        {"pivot_turns": None},
+    ],
 )
 def test_bad_coupling_settings_are_refused(kwargs: dict) -> None:
     with pytest.raises(CouplingError):
