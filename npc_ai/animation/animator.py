@@ -18,10 +18,10 @@ from functools import partial
 
 import numpy as np
 
-from .blend_space import BlendSpace1D
+from .batch import AnimatorBatch
 from .clip import Clip, Pose, blend_poses
 from .errors import AnimationError, AnimationSettingsError
-from .locomotion import Gait, GaitSettings, LocomotionSet, default_locomotion_set, select_gait
+from .locomotion import GAITS, Gait, GaitSettings, LocomotionSet, default_locomotion_set
 from .root_motion import RootMotion, root_motion_deltas
 from .skeleton import Skeleton, ancestors, forward_kinematics
 
@@ -123,52 +123,50 @@ class AnimState(abc.ABC):
 
 
 class LocomotionState(AnimState):
-    """Speed-driven blend of idle / walk / run / sprint with gait cross-fades."""
+    """Speed-driven blend of idle / walk / run / sprint with gait cross-fades: one row of an
+    `AnimatorBatch` (the rules live there, for one character or a thousand)."""
 
     name = "locomotion"
     interruptible = True
 
-    def __init__(self, blend: BlendSpace1D) -> None:
-        self.blend = blend
-        self.phase = 0.0
-        self.free_time = 0.0
-        self.gait = Gait.IDLE
-        self.weights = blend.weights(0.0)
-        self._fade_from: np.ndarray | None = None
-        self._fade_time = 0.0
-        self._fade_elapsed = 0.0
-        self.play_rate = 1.0
+    def __init__(self, batch: AnimatorBatch) -> None:
+        if batch.n != 1:
+            raise AnimationSettingsError(f"a locomotion state runs a batch of one row, got {batch.n}")
+        self.batch = batch
+        self.blend = batch.blend
+
+    @property
+    def phase(self) -> float:
+        return float(self.batch.phase[0])
+
+    @property
+    def free_time(self) -> float:
+        return float(self.batch.free_time[0])
+
+    @property
+    def gait(self) -> Gait:
+        return GAITS[int(self.batch.gait[0])]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.batch.weights[0].copy()
+
+    @property
+    def play_rate(self) -> float:
+        return float(self.batch.play_rate[0])
 
     def tick(self, animator: Animator, dt: float) -> _Tick:
-        speed = animator.smoothed_speed
-        new_gait = select_gait(animator.gait_speed, self.gait, animator.settings.gait)
-        if new_gait != self.gait:
-            animator._record(self.gait.value, new_gait.value, "gait")
-            self._fade_from = self.weights.copy()
-            self._fade_time = animator.settings.gait_fade(self.gait, new_gait)
-            self._fade_elapsed = 0.0
-            self.gait = new_gait
-        target = self.blend.weights(speed)
-        if self._fade_from is not None:
-            self._fade_elapsed += dt
-            a = 1.0 if self._fade_time <= 0 else min(1.0, self._fade_elapsed / self._fade_time)
-            target = (1.0 - a) * self._fade_from + a * target
-            if a >= 1.0:
-                self._fade_from = None
-        self.weights = target
-        self.free_time += dt
-        lazy = animator.settings.lazy_pose
-        result = self.blend.step(
-            self.phase, dt, speed, weights=target, free_time=self.free_time, with_pose=not lazy
-        )
-        self.phase = result.phase
-        self.play_rate = result.play_rate
-        pose = (
-            result.pose
-            if result.pose is not None
-            else partial(self.blend.pose_at, result.phase, target.copy(), self.free_time)
-        )
-        return _Tick(pose, result.delta_local, result.delta_yaw)
+        b = self.batch
+        b.smoothed_speed[0] = animator.smoothed_speed
+        b.gait_speed[0] = animator.gait_speed
+        delta, dyaw, changes = b.tick(dt, _ROW)
+        for old, new in zip(changes.old, changes.new, strict=True):
+            animator._record(GAITS[old].value, GAITS[new].value, "gait")
+        pose = b.pose(0) if not animator.settings.lazy_pose else partial(b.pose, 0)
+        return _Tick(pose, delta[0], float(dyaw[0]))
+
+
+_ROW = np.array([0])
 
 
 class ActionState(AnimState):
@@ -215,8 +213,7 @@ class Animator:
         self.locomotion_set = locomotion or default_locomotion_set()
         self.skeleton: Skeleton = self.locomotion_set.walk.clip.skeleton
         self.feet = self.locomotion_set.walk.clip.feet
-        blend = BlendSpace1D(self.locomotion_set.samples, self.settings.max_play_rate)
-        self._locomotion = LocomotionState(blend)
+        self._locomotion = LocomotionState(AnimatorBatch(1, self.locomotion_set, self.settings))
         self.states: dict[str, AnimState] = {"locomotion": self._locomotion}
         for name, state in (actions or {}).items():
             if name in self.states:
@@ -283,7 +280,7 @@ class Animator:
         loco = self._locomotion
         if self._state is not loco:
             return np.zeros(2)
-        return loco.blend.planted(loco.phase, loco.weights, loco.free_time)
+        return loco.batch.planted()[0]
 
     def joint_positions(self, only: Sequence[int] | None = None) -> np.ndarray:
         """(J, 3) joint positions of the current pose in the character frame (origin on the floor under

@@ -67,51 +67,84 @@ class BlendSpace1D:
         """(n,) weights for ``speed`` [m/s]: linear between neighbouring samples on the normalised axis."""
         if not math.isfinite(speed):
             raise AnimationSettingsError(f"speed must be finite, got {speed!r}")
-        x = min(max(speed / self.max_speed, 0.0), 1.0) if self.max_speed > 0 else 0.0
-        w = np.zeros(len(self.samples))
-        k = int(np.searchsorted(self.positions, x, side="right")) - 1
-        if k >= len(self.samples) - 1:
-            w[-1] = 1.0
-        elif k < 0:
-            w[0] = 1.0
-        else:
-            a = (x - self.positions[k]) / (self.positions[k + 1] - self.positions[k])
-            w[k], w[k + 1] = 1.0 - a, a
-        return w
+        return self.weights_of(np.array([float(speed)]))[0]
+
+    def weights_of(self, speeds: np.ndarray) -> np.ndarray:
+        """(N, n) weights for N speeds [m/s] at once (see `weights`)."""
+        n = len(self.samples)
+        speeds = np.asarray(speeds, dtype=np.float64)
+        out = np.zeros((speeds.shape[0], n))
+        if self.max_speed <= 0 or n == 1:
+            out[:, 0] = 1.0
+            return out
+        x = np.clip(speeds / self.max_speed, 0.0, 1.0)
+        k = np.searchsorted(self.positions, x, side="right") - 1
+        top = k >= n - 1
+        k = np.clip(k, 0, n - 2)
+        a = (x - self.positions[k]) / (self.positions[k + 1] - self.positions[k])
+        rows = np.arange(speeds.shape[0])
+        out[rows, k] = 1.0 - a
+        out[rows, k + 1] = a
+        out[top] = 0.0
+        out[top, -1] = 1.0
+        return out
 
     def cycle_duration(self, weights: np.ndarray) -> float | None:
         """Blended cycle length [s] of the cycling clips, None when no cycling clip has weight."""
+        d = float(self.cycle_durations(np.asarray(weights, dtype=np.float64)[None])[0])
+        return None if math.isnan(d) else d
+
+    def cycle_durations(self, weights: np.ndarray) -> np.ndarray:
+        """(N,) blended cycle lengths [s] for (N, n) weights; NaN where no cycling clip has weight."""
         wc = np.where(self._cycle, weights, 0.0)
-        total = wc.sum()
-        return float(np.dot(wc, self._durations) / total) if total > 1e-9 else None
+        total = wc.sum(axis=1)
+        ok = total > 1e-9
+        return np.where(ok, (wc @ self._durations) / np.where(ok, total, 1.0), np.nan)
 
     def blended_speed(self, weights: np.ndarray) -> float:
         """Root speed of the blend at play rate 1 [m/s]."""
-        duration = self.cycle_duration(weights)
-        if duration is None:
-            return 0.0
-        return float(np.dot(np.where(self._cycle, weights, 0.0), self._distances) / duration)
+        return float(self.blended_speeds(np.asarray(weights, dtype=np.float64)[None])[0])
+
+    def blended_speeds(self, weights: np.ndarray, durations: np.ndarray | None = None) -> np.ndarray:
+        """(N,) root speeds of (N, n) blends at play rate 1 [m/s] (0 without a cycling clip)."""
+        d = self.cycle_durations(weights) if durations is None else durations
+        ok = ~np.isnan(d)
+        dist = np.where(self._cycle, weights, 0.0) @ self._distances
+        return np.where(ok, dist / np.where(ok, d, 1.0), 0.0)
 
     def play_rate(self, speed: float, weights: np.ndarray) -> float:
         """speed / blended speed, capped at ``max_play_rate``; 1 when the blend has no root motion."""
-        blended = self.blended_speed(weights)
-        if blended < 1e-6 or speed <= 0:
-            return 1.0
-        return min(speed / blended, self.max_play_rate)
+        w = np.asarray(weights, dtype=np.float64)[None]
+        return float(self.play_rates(np.array([float(speed)]), w)[0])
+
+    def play_rates(
+        self, speeds: np.ndarray, weights: np.ndarray, blended: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(N,) play rates for N speeds [m/s] and (N, n) weights (see `play_rate`)."""
+        b = self.blended_speeds(weights) if blended is None else blended
+        moving = (b >= 1e-6) & (speeds > 0)
+        return np.where(moving, np.minimum(speeds / np.where(moving, b, 1.0), self.max_play_rate), 1.0)
 
     def planted(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> np.ndarray:
         """(2,) how planted the (left, right) feet are at ``phase`` [0..1]: each sample's own contact
         label (height AND speed under its root motion, minimum duration; `clip_planted_mask`) at its time,
         averaged with the blend ``weights``."""
-        out = np.zeros(2)
-        total = 0.0
-        for s, mask, wi in zip(self.samples, self._planted, weights, strict=True):
-            if wi <= 1e-9:
+        w = np.asarray(weights, dtype=np.float64)[None]
+        return self.planted_of(np.array([float(phase)]), w, np.array([float(free_time)]))[0]
+
+    def planted_of(self, phases: np.ndarray, weights: np.ndarray, free_times: np.ndarray) -> np.ndarray:
+        """(N, 2) `planted` for N phases, (N, n) weights and N free times [s] at once."""
+        out = np.zeros((phases.shape[0], 2))
+        total = np.zeros(phases.shape[0])
+        for i, (s, mask) in enumerate(zip(self.samples, self._planted, strict=True)):
+            wi = np.where(weights[:, i] > 1e-9, weights[:, i], 0.0)
+            if not wi.any():
                 continue
-            t = s.time_at(phase) if s.cycle else free_time
-            out += wi * planted_at(mask, s.clip.duration, np.array([float(t)]), loop=s.clip.loop)[0]
+            t = np.asarray(s.time_at(phases) if s.cycle else free_times, dtype=np.float64)
+            out += wi[:, None] * planted_at(mask, s.clip.duration, t, loop=s.clip.loop)
             total += wi
-        return out / total if total > 0 else out
+        ok = total > 0
+        return np.where(ok[:, None], out / np.where(ok, total, 1.0)[:, None], out)
 
     def pose_at(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> Pose:
         """The blended pose at normalised ``phase`` with ``weights`` (non-cycling samples at
@@ -125,6 +158,33 @@ class BlendSpace1D:
             used.append(i)
         return blend_poses(poses, np.asarray(weights, dtype=float)[used])
 
+    def advance(
+        self, phase: np.ndarray, dt: float, speeds: np.ndarray, weights: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Advance N blends by ``dt`` [s] at once: phases (N,) in [0, 1), speeds (N,) [m/s], weights (N, n).
+
+        Returns:
+            delta_local (N, 3) [m] in each character frame, delta_yaw (N,) [rad], the new phases (N,)
+            and the play rates (N,) applied. Root motion is the weighted sum of each cycling sample's own
+            root displacement over the phase step.
+        """
+        durations = self.cycle_durations(weights)
+        rates = self.play_rates(speeds, weights, self.blended_speeds(weights, durations))
+        cycling = ~np.isnan(durations)
+        dphase = np.where(cycling, rates * dt / np.where(cycling, durations, 1.0), 0.0)
+        delta = np.zeros((phase.shape[0], 3))
+        dyaw = np.zeros(phase.shape[0])
+        for i, s in enumerate(self.samples):
+            if not s.cycle:
+                continue
+            wi = np.where(weights[:, i] > 1e-9, weights[:, i], 0.0)
+            if not wi.any():
+                continue
+            d, y = root_motion_deltas(s.clip, s.time_at(phase), s.time_at(phase + dphase))
+            delta += wi[:, None] * d
+            dyaw += wi * y
+        return delta, dyaw, (phase + dphase) % 1.0, rates
+
     def step(
         self,
         phase: float,
@@ -134,7 +194,8 @@ class BlendSpace1D:
         free_time: float = 0.0,
         with_pose: bool = True,
     ) -> BlendResult:
-        """Advance the blend by ``dt`` [s] from ``phase`` at ``speed`` [m/s].
+        """Advance the blend by ``dt`` [s] from ``phase`` at ``speed`` [m/s] (one character; `advance`
+        does many at once).
 
         Args:
             weights: Override of ``weights(speed)`` (the animator passes cross-faded weights).
@@ -145,17 +206,15 @@ class BlendSpace1D:
         if not (math.isfinite(dt) and dt >= 0):
             raise AnimationSettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
         w = self.weights(speed) if weights is None else np.asarray(weights, dtype=float)
-        rate = self.play_rate(speed, w)
-        duration = self.cycle_duration(w)
-        dphase = rate * dt / duration if duration is not None else 0.0
-        delta = np.zeros(3)
-        dyaw = 0.0
-        for s, wi in zip(self.samples, w, strict=True):
-            if wi > 1e-9 and s.cycle:
-                d, y = root_motion_deltas(s.clip, s.time_at(phase), s.time_at(phase + dphase))
-                delta += wi * d
-                dyaw += wi * float(y)
-        pose = self.pose_at(phase + dphase, w, free_time) if with_pose else None
+        delta, dyaw, phases, rates = self.advance(
+            np.array([float(phase)]), dt, np.array([float(speed)]), w[None]
+        )
+        new_phase = float(phases[0])
+        pose = self.pose_at(new_phase, w, free_time) if with_pose else None
         return BlendResult(
-            pose=pose, delta_local=delta, delta_yaw=dyaw, phase=float((phase + dphase) % 1.0), play_rate=rate
+            pose=pose,
+            delta_local=delta[0],
+            delta_yaw=float(dyaw[0]),
+            phase=new_phase,
+            play_rate=float(rates[0]),
         )

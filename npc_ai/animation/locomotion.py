@@ -38,6 +38,7 @@ class Gait(enum.Enum):
 
 
 _ORDER = (Gait.IDLE, Gait.WALK, Gait.RUN, Gait.SPRINT)
+GAITS = _ORDER  # the gaits by level: idle 0, walk 1, run 2, sprint 3
 
 
 @dataclass(frozen=True)
@@ -79,17 +80,26 @@ class GaitSettings:
 
 def select_gait(speed: float, current: Gait, settings: GaitSettings | None = None) -> Gait:
     """The gait for ``speed`` [m/s] given the ``current`` one (hysteresis: thresholds differ up and down)."""
-    s = settings or GaitSettings()
     if not math.isfinite(speed):
         raise AnimationSettingsError(f"speed must be finite, got {speed!r}")
-    ups = (s.walk_up, s.run_up, s.sprint_up)
-    downs = (s.walk_down, s.run_down, s.sprint_down)
-    level = _ORDER.index(current)
-    while level < 3 and speed > ups[level]:
-        level += 1
-    while level > 0 and speed < downs[level - 1]:
-        level -= 1
-    return _ORDER[level]
+    level = select_gait_levels(np.array([float(speed)]), np.array([_ORDER.index(current)]), settings)
+    return _ORDER[int(level[0])]
+
+
+def select_gait_levels(
+    speeds: np.ndarray, current: np.ndarray, settings: GaitSettings | None = None
+) -> np.ndarray:
+    """(N,) gait levels (0 idle, 1 walk, 2 run, 3 sprint; `GAITS` order) for N speeds [m/s] given the
+    current levels: up a gait above its ``*_up`` threshold, down below its ``*_down`` (hysteresis)."""
+    s = settings or GaitSettings()
+    ups = np.array([s.walk_up, s.run_up, s.sprint_up, np.inf])
+    downs = np.array([-np.inf, s.walk_down, s.run_down, s.sprint_down])
+    level = np.asarray(current, dtype=np.int64).copy()
+    for _ in range(3):
+        level += speeds > ups[level]
+    for _ in range(3):
+        level -= speeds < downs[level]
+    return level
 
 
 @dataclass(frozen=True, eq=False)
