@@ -21,8 +21,8 @@ from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
-_CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
-_MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
+CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
+MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
 
 
 def _positive(name: str, value: float, unit: str, *, zero_ok: bool = False) -> None:
@@ -81,6 +81,113 @@ def _segment_distance_xy(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     denom = float(ab @ ab)
     t = 0.0 if denom == 0 else min(1.0, max(0.0, float((p[:2] - a[:2]) @ ab) / denom))
     return float(np.linalg.norm(a[:2] + t * ab - p[:2]))
+
+
+# -- rules shared by NavAgent and navigation.agent_batch.AgentBatch (one implementation of each) -------
+def nearest_on_mesh(query: NavMeshQuery, p: object, what: str, snap_distance: float) -> np.ndarray | None:
+    """`p` (2 or 3 numbers [m]) snapped onto the mesh, or None when farther than `snap_distance` [m]."""
+    found = query.nearest_point(_point(p, what), snap_distance)
+    return found.point.copy() if found.found else None
+
+
+def snap_to_mesh(query: NavMeshQuery, p: object, what: str, snap_distance: float) -> np.ndarray:
+    """`p` snapped onto the mesh [m]; NavMeshError when farther than `snap_distance` [m]."""
+    found = nearest_on_mesh(query, p, what, snap_distance)
+    if found is None:
+        raise NavMeshError(f"{what} {p!r} is not within {snap_distance} m of the navmesh")
+    return found
+
+
+def move_on_surface(
+    query: NavMeshQuery, start: np.ndarray, target: np.ndarray, snap_distance: float
+) -> np.ndarray:
+    """Walk from `start` toward `target` [m] on the mesh; stop just short of a wall and slide along it.
+    A start off the mesh is snapped back on (NavMeshError beyond `snap_distance` [m])."""
+    if float(np.hypot(*(target[:2] - start[:2]))) < 1e-12:
+        return start.copy()
+    hit = query.raycast(start, target)
+    if not hit.valid:  # start fell off the mesh: put it back on
+        return snap_to_mesh(query, start, "agent position", snap_distance)
+    if hit.walkable:
+        return hit.point
+    # slide: keep the part of the remaining motion that runs along the wall
+    back = 1e-4
+    stop = hit.point - (target - start) / max(np.linalg.norm(target[:2] - start[:2]), 1e-12) * back
+    rest = target - hit.point
+    tangent = rest - hit.normal * float(rest @ hit.normal)
+    slide = query.raycast(stop, stop + tangent)
+    if slide.valid:
+        return slide.point if slide.walkable else stop
+    return start.copy()
+
+
+def surface_point(
+    query: NavMeshQuery, corridor: tuple[int, ...] | None, poly: int, p: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """(`p` on the surface [m], the corridor index it is in): `p`, a point of the path, with its height from
+    the path's corridor polygon it is in: the first one, from index `poly` (the polygon the agent was last
+    in) onwards, that holds its (x, y). So a point on the ramp gets the ramp's height, not the ground's under
+    it. Off the corridor (never, for a point of the path), the polygon nearest its height and `poly`
+    unchanged; on none, `p` itself."""
+    x, y = float(p[0]), float(p[1])
+    k = -1 if corridor is None else query._corridor_index(corridor, x, y, poly)
+    if corridor is not None and k >= 0:
+        q = corridor[k]
+    else:
+        q, k = query.polygon_at(p), poly
+    if q < 0:
+        return p, k
+    return np.array([x, y, query.mesh.height_at(q, x, y)]), k
+
+
+def move_end(
+    query: NavMeshQuery, path: PathResult, goal: np.ndarray, corner: int, position: np.ndarray, poly: int
+) -> PathResult | None:
+    """`path` ending at `goal` instead, when its last leg can run straight there, else None. The leg from
+    the last corner (or from `position`, on the last leg) is planned again, so its heights and corridor are
+    those of the surface it crosses (a goal moved from a ramp onto a platform). `corner` is the index of the
+    steering target, `poly` the corridor index of the polygon the agent is in."""
+    pts = path.points
+    if len(pts) - corner > 1:
+        # from the last corner; the old corridor up to the last polygon holding it (the old last leg
+        # runs straight, so it passes over that (x, y) once)
+        cut, last = len(pts) - 2, pts[-2]
+        at = query._last_corridor_index(path.corridor, last)
+    else:  # on the last leg: from where the agent is, in the polygon it is in
+        cut, last, at = corner, position, poly
+    tail = query.find_path(last, goal)
+    if tail.status is not QueryStatus.SUCCESS:
+        return None
+    straight = float(np.hypot(*(goal[:2] - last[:2])))
+    walked = float(np.hypot(*np.diff(tail.points[:, :2], axis=0).T).sum())
+    if walked > straight + 1e-9 * max(1.0, straight):
+        return None  # the last corner cannot see the new goal: plan the whole path again
+    corridor = (path.corridor[:at] if at >= 0 else path.corridor) + tail.corridor
+    return dataclasses.replace(path, corridor=corridor, points=np.vstack([pts[:cut], tail.points]))
+
+
+def retarget(
+    query: NavMeshQuery,
+    settings: AgentSettings,
+    target: object,
+    destination: np.ndarray | None,
+    path: PathResult | None,
+    corner: int,
+    position: np.ndarray,
+    poly: int,
+) -> tuple[np.ndarray, PathResult | None]:
+    """(the new destination [m], snapped onto the mesh when within `snap_distance`; the current path with
+    its end moved there, or None when a new path must be planned). A SUCCESS path is kept when the target
+    moved at most `repath_tolerance` and `move_end` can end it there."""
+    goal = _point(target, "destination")
+    snapped = query.nearest_point(goal, settings.snap_distance)
+    if snapped.found:
+        goal = snapped.point
+    if destination is not None and path is not None and path.status is QueryStatus.SUCCESS:
+        moved = float(np.linalg.norm(goal[:2] - destination[:2]))
+        if moved <= settings.repath_tolerance:
+            return goal, move_end(query, path, goal, corner, position, poly)
+    return goal, None
 
 
 class NavAgent:
@@ -227,41 +334,21 @@ class NavAgent:
     def set_destination(self, target: object) -> QueryStatus:
         """Plan a path to `target` (snapped onto the mesh). A target that moved less than
         `repath_tolerance` from the current one keeps the path and only moves its end."""
-        goal = _point(target, "destination")
-        snapped = self.query.nearest_point(goal, self.settings.snap_distance)
-        if snapped.found:
-            goal = snapped.point
-        path = self._path
-        if self._destination is not None and path is not None and path.status is QueryStatus.SUCCESS:
-            moved = float(np.linalg.norm(goal[:2] - self._destination[:2]))
-            if moved <= self.settings.repath_tolerance and self._move_end(path, goal):
-                self._destination = goal
-                return path.status
+        goal, kept = retarget(
+            self.query,
+            self.settings,
+            target,
+            self._destination,
+            self._path,
+            self._corner,
+            self._next,
+            self._poly,
+        )
         self._destination = goal
+        if kept is not None:
+            self._path = kept
+            return kept.status
         return self._replan(goal).status
-
-    def _move_end(self, path: PathResult, goal: np.ndarray) -> bool:
-        """Keep the path but end it at `goal` instead, when the last leg can run straight there: the leg
-        from the last corner (or the agent, on the last leg) is planned again, so its heights and
-        corridor are those of the surface it crosses (a goal moved from a ramp onto a platform)."""
-        pts = path.points
-        if len(pts) - self._corner > 1:
-            # from the last corner; the old corridor up to the last polygon holding it (the old last leg
-            # runs straight, so it passes over that (x, y) once)
-            cut, last = len(pts) - 2, pts[-2]
-            at = self.query._last_corridor_index(path.corridor, last)
-        else:  # on the last leg: from where the agent is, in the polygon it is in
-            cut, last, at = self._corner, self._next, self._poly
-        tail = self.query.find_path(last, goal)
-        if tail.status is not QueryStatus.SUCCESS:
-            return False
-        straight = float(np.hypot(*(goal[:2] - last[:2])))
-        walked = float(np.hypot(*np.diff(tail.points[:, :2], axis=0).T).sum())
-        if walked > straight + 1e-9 * max(1.0, straight):
-            return False  # the last corner cannot see the new goal: plan the whole path again
-        corridor = (path.corridor[:at] if at >= 0 else path.corridor) + tail.corridor
-        self._path = dataclasses.replace(path, corridor=corridor, points=np.vstack([pts[:cut], tail.points]))
-        return True
 
     def reset_path(self) -> None:
         """Forget the destination and path; the agent brakes to a stop."""
@@ -273,10 +360,10 @@ class NavAgent:
     def warp(self, position: object) -> bool:
         """Teleport agent and character to `position` (snapped onto the mesh), zero the velocity, and
         re-plan to the current destination. False (nothing changes) when the point is off the mesh."""
-        found = self.query.nearest_point(_point(position, "warp position"), self.settings.snap_distance)
-        if not found.found:
+        found = nearest_on_mesh(self.query, position, "warp position", self.settings.snap_distance)
+        if found is None:
             return False
-        self._next = found.point.copy()
+        self._next = found
         self._position = self._next.copy()
         self.velocity = np.zeros(3)
         if self._destination is not None:
@@ -328,7 +415,7 @@ class NavAgent:
             na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
             if na > 1e-9 and nb > 1e-9:
                 cos_turn = float(a @ b) / (na * nb)
-                corner_speed = s.speed * max(_MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
+                corner_speed = s.speed * max(MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
                 limit = min(limit, math.sqrt(corner_speed**2 + 2.0 * s.acceleration * na))
         return limit
 
@@ -341,7 +428,7 @@ class NavAgent:
         while self._corner < len(pts):
             corner = pts[self._corner]
             seg = float(np.hypot(*(corner[:2] - pos[:2])))
-            if seg <= distance + _CORNER_EPS and (distance > 1e-12 or seg <= 1e-12):
+            if seg <= distance + CORNER_EPS and (distance > 1e-12 or seg <= 1e-12):
                 pos = corner.copy()  # also the top of a step: a corner straight above the last one
                 distance = max(0.0, distance - seg)
                 if self._corner == len(pts) - 1:
@@ -356,10 +443,7 @@ class NavAgent:
 
     # -- internals -----------------------------------------------------------------------------------
     def _snap(self, p: object, what: str) -> np.ndarray:
-        found = self.query.nearest_point(_point(p, what), self.settings.snap_distance)
-        if not found.found:
-            raise NavMeshError(f"{what} {p!r} is not within {self.settings.snap_distance} m of the navmesh")
-        return found.point.copy()
+        return snap_to_mesh(self.query, p, what, self.settings.snap_distance)
 
     def _replan(self, destination: np.ndarray) -> PathResult:
         self._path = self.query.find_path(self._next, destination)
@@ -369,40 +453,14 @@ class NavAgent:
         return self._path
 
     def _on_surface(self, p: np.ndarray) -> np.ndarray:
-        """`p`, a point of the path, with its height from the path's corridor polygon it is in: the first
-        one, from the polygon the agent was last in onwards, that holds its (x, y). So a point on the ramp
-        gets the ramp's height, not the ground's under it. Off the corridor (never, for a point of the
-        path), the polygon nearest its height; on none, `p` is kept."""
+        """`p`, a point of the path, on the surface of the corridor polygon it is in (`surface_point`)."""
         path = self._path
-        x, y = float(p[0]), float(p[1])
-        k = -1 if path is None else self.query._corridor_index(path.corridor, x, y, self._poly)
-        if path is not None and k >= 0:
-            self._poly = k
-            poly = path.corridor[k]
-        else:
-            poly = self.query.polygon_at(p)
-        if poly < 0:
-            return p
-        return np.array([x, y, self.query.mesh.height_at(poly, x, y)])
+        point, self._poly = surface_point(self.query, None if path is None else path.corridor, self._poly, p)
+        return point
 
     def _move_on_surface(self, start: np.ndarray, target: np.ndarray) -> np.ndarray:
         """Walk from start toward target on the mesh; stop just short of a wall and slide along it."""
-        if float(np.hypot(*(target[:2] - start[:2]))) < 1e-12:
-            return start.copy()
-        hit = self.query.raycast(start, target)
-        if not hit.valid:  # start fell off the mesh: put it back on
-            return self._snap(start, "agent position")
-        if hit.walkable:
-            return hit.point
-        # slide: keep the part of the remaining motion that runs along the wall
-        back = 1e-4
-        stop = hit.point - (target - start) / max(np.linalg.norm(target[:2] - start[:2]), 1e-12) * back
-        rest = target - hit.point
-        tangent = rest - hit.normal * float(rest @ hit.normal)
-        slide = self.query.raycast(stop, stop + tangent)
-        if slide.valid:
-            return slide.point if slide.walkable else stop
-        return start.copy()
+        return move_on_surface(self.query, start, target, self.settings.snap_distance)
 
     def _check_corridor(self) -> None:
         pts = self._points()
