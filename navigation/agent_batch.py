@@ -465,23 +465,35 @@ class AgentBatch:
         if isinstance(rows, int | np.integer) and not isinstance(rows, bool):
             return np.array([self._row(rows)])
         n = len(self)
-        wrong = (
-            f"rows must be distinct indices in 0..{n - 1} or an ({n},) bool mask, got {arguments.shown(rows)}"
-        )
+        if _increasing_rows(rows, n):  # the hot path (rows from flatnonzero)
+            return np.asarray(rows, dtype=np.int64)
         if isinstance(rows, str | bytes | dict | set | float | bool) or not hasattr(rows, "__len__"):
-            raise NavMeshError(wrong)
+            raise NavMeshError(self._wrong_rows(rows))
         try:
             a = np.asarray(rows)
         except Exception:  # a ragged or odd sequence
-            raise NavMeshError(wrong) from None
+            raise NavMeshError(self._wrong_rows(rows)) from None
         if a.ndim == 1 and a.dtype == bool and a.shape[0] == n:
             return a.nonzero()[0]
         if a.ndim == 1 and a.size == 0:
             return np.zeros(0, dtype=np.int64)
         ok = a.ndim == 1 and a.dtype.kind in "iu"
         if not ok or a.min() < 0 or a.max() >= n or len(np.unique(a)) != len(a):
-            raise NavMeshError(wrong)
+            raise NavMeshError(self._wrong_rows(rows))
         return a.astype(np.int64)
+
+    def _wrong_rows(self, rows: object) -> str:
+        n = len(self)
+        return (
+            f"rows must be distinct indices in 0..{n - 1} or an ({n},) bool mask, got {arguments.shown(rows)}"
+        )
+
+
+def _increasing_rows(rows: object, n: int) -> bool:
+    """`rows` is a non-empty 1-D integer array of increasing (so distinct) indices in 0..n-1."""
+    if not (isinstance(rows, np.ndarray) and rows.ndim == 1 and rows.dtype.kind in "iu" and rows.size):
+        return False
+    return bool(rows[0] >= 0 and rows[-1] < n and (rows.size == 1 or (rows[1:] > rows[:-1]).all()))
 
 
 def _pick(r: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:

@@ -17,6 +17,7 @@ from navigation.angles import turn_toward
 from npc_ai.behaviour.machine import StateMachine
 from npc_ai.behaviour.perception import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
+from npc_ai.body.batch import LocomotorView
 from npc_ai.body.locomotor import Locomotor
 
 
@@ -86,7 +87,7 @@ class Npc:
         self,
         name: str,
         index: int,
-        locomotor: Locomotor,
+        locomotor: Locomotor | LocomotorView,
         settings: BehaviourSettings,
         env: NpcEnv,
         rng: np.random.Generator,

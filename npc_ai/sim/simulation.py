@@ -5,7 +5,7 @@ One tick, in order (DESIGN.md):
                    cones in numpy, one ray batch for all line-of-sight rays), hearing of this tick's
                    noises (numpy), obstacle box casts for wandering NPCs whose probe timer fires
     2. decide    - each NPC's state machine turns percepts into intents; the player decides too
-    3-5. navigate / animate / couple - `Locomotor.before_physics` for every character
+    3-5. navigate / animate / couple - `LocomotionBatch.before_physics`, all NPCs at once (arrays)
     6. physics   - `world.step()`, then `after_physics` for every character
     7. record    - this tick's events go to the world's event log; trails are sampled
 
@@ -38,8 +38,8 @@ from npc_ai.behaviour.perception import (
     probe_obstacles,
 )
 from npc_ai.behaviour.states import STATE_CODES
+from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
-from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
@@ -211,12 +211,19 @@ class Simulation:
         spread, moved = spread_spawns(starts, radius, agent.height, self.query)
         if player_at is not None:
             spread, moved = np.roll(spread, -1, axis=0), np.roll(moved, -1)
+        self.locomotion = LocomotionBatch(
+            world,
+            self.query,
+            spread[: len(spawns)].reshape(-1, 3),
+            np.array([yaw for _, _, yaw, *_ in spawns], dtype=np.float64),
+            agent=agent,
+            animator=animator,
+            coupling=coupling,
+        )
         self.npcs: list[Npc] = []
-        for i, (name, pos, yaw, behaviour, route) in enumerate(spawns):
-            loco = Locomotor(
-                world, self.query, spread[i], yaw=yaw, agent=agent, animator=animator, coupling=coupling
-            )
-            self.npcs.append(Npc(name, i, loco, behaviour, self, stream(world.seed, name), route))
+        for i, (name, pos, _, behaviour, route) in enumerate(spawns):
+            view = self.locomotion.views[i]
+            self.npcs.append(Npc(name, i, view, behaviour, self, stream(world.seed, name), route))
             if moved[i]:
                 self.record(self.npcs[-1], "spawn_moved", {"from": _xyz(pos), "to": _xyz(spread[i])})
         self.player: Player | None = None
@@ -244,8 +251,7 @@ class Simulation:
         self.perception = Perception(world, period_ticks=max(period, default=1))
         self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose
-        for npc in self.npcs:
-            npc.locomotor.after_physics()
+        self.locomotion.after_physics()
         if self.player is not None:
             self.player.after_physics()
         for npc in self.npcs:
@@ -328,15 +334,13 @@ class Simulation:
         self._decide()
         t2 = clock()
         dt = self.world.dt
-        for npc in self.npcs:
-            npc.locomotor.before_physics(dt)
+        self.locomotion.before_physics(dt)
         if self.player is not None:
             self.player.before_physics(dt)
         t3 = clock()
         self.world.step()
         t4 = clock()
-        for npc in self.npcs:
-            npc.locomotor.after_physics()
+        self.locomotion.after_physics()
         if self.player is not None:
             self.player.after_physics()
         t5 = clock()

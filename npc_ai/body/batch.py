@@ -1,0 +1,460 @@
+"""The legs of many characters at once: nav agents, animators, capsule bodies and the root-motion coupling
+between them, with every per-character quantity in arrays (one row per character).
+
+This is the simulation's hot path. One tick is two vectorised halves around the physics step, as for one
+`Locomotor` (`npc_ai.body.coupling` explains the coupling):
+
+- `before_physics`: path-following rows advance their agents (`navigation.agent_batch.AgentBatch`), the
+  agent-to-body offset is filtered into a speed request and a heading; free-moving rows (Wander) turn toward
+  their heading; one `AnimatorBatch.advance` gives every row's root motion, which becomes the bodies'
+  horizontal velocities (one raw PyBullet call per body).
+- `after_physics`: agents without a path ride along with their bodies, and the drift limit pulls agents
+  back toward bodies that physics carried off.
+
+Behaviours talk to one row through a `LocomotorView` (the `Locomotor` interface: `set_destination`,
+`move_freely`, `position`, `arrived`...). Per-row Python runs only for rare events: a new destination, a
+warp, an agent pulled back to its body, and, in full-pose mode, pivot turns and foot locking.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from navigation.agent import AgentSettings
+from navigation.agent_batch import AgentBatch
+from navigation.angles import turn_toward, wrap_angle
+from navigation.query import NavMeshQuery, PathResult, QueryStatus
+from npc_ai.animation import AnimatorSettings
+from npc_ai.animation.batch import AnimatorBatch
+from npc_ai.animation.feet import leg_chain
+from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_world
+from npc_ai.animation.skeleton import forward_kinematics
+from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
+from npc_ai.body.locomotor import ARRIVE_TOLERANCE
+from scenes import World, WorldError, groups
+
+
+class LocomotionBatch:
+    """Agent + animator + capsule + root-motion coupling for n characters (see the module docstring).
+
+    Args:
+        world: the world the bodies live in. query: the navmesh query (shared).
+        positions: (n, 3) feet positions [m]; yaws: (n,) facings [rad].
+        agent: nav agent settings of every row. coupling: a root-motion `CouplingSettings` (drift limit
+            `PULL_AGENT` or `NONE`). animator: animator settings (`lazy_pose` False samples every row's
+            pose each tick).
+        body_radius: capsule radius [m]; default the agent radius minus 5 cm, at least 0.2 m.
+        group: collision group of the bodies.
+    Raises:
+        CouplingError: a coupling the batch does not run (agent_drives, pull_character: use `Locomotor`).
+    """
+
+    def __init__(
+        self,
+        world: World,
+        query: NavMeshQuery,
+        positions: np.ndarray,
+        yaws: np.ndarray,
+        *,
+        agent: AgentSettings | None = None,
+        coupling: CouplingSettings | None = None,
+        animator: AnimatorSettings | None = None,
+        body_radius: float | None = None,
+        group: int = groups.NPC,
+    ) -> None:
+        c = coupling if coupling is not None else CouplingSettings()
+        if c.mode != "root_motion" or c.drift_limit is DriftLimit.PULL_CHARACTER:
+            raise CouplingError(
+                "the batched locomotion runs mode 'root_motion' with drift limit pull_agent or none, got "
+                f"{c.mode!r} / {c.drift_limit.value!r}: use npc_ai.body.Locomotor for the others"
+            )
+        self.world, self.query, self.coupling = world, query, c
+        a = agent if agent is not None else AgentSettings()
+        p = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        n = len(p)
+        self.n = n
+        self.agents = AgentBatch(query, p, a, yaws=np.asarray(yaws, dtype=np.float64))
+        self.radius = body_radius if body_radius is not None else max(0.2, a.radius - 0.05)
+        self.height = a.height
+        self.bodies = np.asarray(
+            world.add_capsules(
+                self.agents.next_position + [0.0, 0.0, 0.01],
+                radius=self.radius,
+                height=self.height,
+                yaws=np.asarray(yaws, dtype=np.float64),
+                group=group,
+            ),
+            dtype=np.int64,
+        )
+        self._pose_rows = np.array([world.poses.index(int(b)) for b in self.bodies], dtype=np.int64)
+        anim = animator if animator is not None else AnimatorSettings(lazy_pose=True)
+        self.animators = AnimatorBatch(n, settings=anim)
+        self.yaw = np.asarray(yaws, dtype=np.float64).copy()
+        self.free = np.zeros(n, dtype=bool)  # free movement (no path) instead of path following
+        self.free_speed = np.zeros(n)  # [m/s]
+        self.free_heading = np.full(n, np.nan)  # [rad]; NaN keeps the facing
+        self.smooth_delta = np.zeros((n, 2))  # filtered agent offset (right, forward) [m]
+        self.velocity_request = np.zeros((n, 2))  # velocity fed to the animator (right, forward) [m/s]
+        self.should_move = np.zeros(n, dtype=bool)
+        self.pulls = np.zeros(n, dtype=np.int64)
+        self.command = np.zeros((n, 2))  # horizontal velocity given to each body this tick [m/s]
+        self._turn = math.radians(c.turn_rate_deg)  # [rad/s]
+        self._full_pose = not anim.lazy_pose
+        self.foot_locks: list[FootLock] | None = [FootLock() for _ in range(n)] if c.foot_lock else None
+        self.foot_lock_results: list[FootLockResult | None] = [None] * n
+        clip = self.animators.locomotion_set.walk.clip
+        self._chains = (leg_chain(clip, 0), leg_chain(clip, 1))
+        self._feet = tuple(clip.skeleton.index(f) for f in clip.feet)
+        self._dt = 0.0
+        self.views = [LocomotorView(self, i) for i in range(n)]
+
+    # -- state -----------------------------------------------------------------------------------------
+    @property
+    def positions(self) -> np.ndarray:
+        """(n, 3) feet positions of the bodies as of the last physics step [m]."""
+        p = self.world.poses.positions[self._pose_rows]
+        p[:, 2] -= self.height / 2
+        return p
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """(n, 3) body velocities as of the last physics step [m/s]."""
+        return self.world.poses.velocities[self._pose_rows]
+
+    @property
+    def speeds(self) -> np.ndarray:
+        """(n,) horizontal body speeds [m/s]."""
+        v = self.velocities
+        return np.hypot(v[:, 0], v[:, 1])
+
+    def drift(self) -> np.ndarray:
+        """(n,) horizontal distance between each agent's simulated position and its body [m]."""
+        d = self.agents.next_position - self.positions
+        return np.hypot(d[:, 0], d[:, 1])
+
+    # -- the tick halves -------------------------------------------------------------------------------
+    def before_physics(self, dt: float) -> None:
+        """Advance agents and animators and set every body's horizontal velocity for this tick."""
+        self._dt = dt
+        c, ag = self.coupling, self.agents
+        pos = self.positions
+        free = self.free
+        path = np.flatnonzero(~free)
+        yaw_before = self.yaw.copy()
+        speed_in = np.zeros(self.n)
+        if path.size:
+            speed_in[path] = self._follow_paths(path, pos[path], dt)
+        rows = np.flatnonzero(free)
+        if rows.size:
+            heading = self.free_heading[rows]
+            turn = ~np.isnan(heading)
+            yaw = self.yaw[rows]
+            yaw[turn] = turn_toward(yaw[turn], heading[turn], self._turn * dt)
+            self.yaw[rows] = yaw
+            speed_in[rows] = self.free_speed[rows]
+            self.should_move[rows] = self.free_speed[rows] > 0.0
+            ag.reset_path(rows)
+        pivot = self._pivot_offsets(path, yaw_before[path]) if c.pivot_turns and path.size else None
+        self.animators.speed[:] = speed_in
+        delta, _, _ = self.animators.advance(dt)
+        cs, sn = np.cos(self.yaw), np.sin(self.yaw)
+        step = np.column_stack([cs * delta[:, 0] - sn * delta[:, 1], sn * delta[:, 0] + cs * delta[:, 1]])
+        if pivot is not None:  # about the foot planted in the pose before this tick's advance
+            step[path] += pivot
+        self._drive(step / dt)
+        if self._full_pose:  # what a renderer would read: the pose of every row, every tick
+            for i in range(self.n):
+                self.animators.pose(i)
+
+    def _follow_paths(self, rows: np.ndarray, pos: np.ndarray, dt: float) -> np.ndarray:
+        """The root-motion coupling of the path-following `rows` (see `Coupling`): their speed requests."""
+        c, ag = self.coupling, self.agents
+        ag.update(dt, rows)
+        delta = ag.next_position[rows] - pos
+        delta[:, 2] = 0.0
+        if c.drift_limit is DriftLimit.PULL_AGENT:
+            delta = self._limit_drift(rows, pos, delta)
+        yaw = self.yaw[rows]
+        cs, sn = np.cos(yaw), np.sin(yaw)
+        local = np.column_stack([sn * delta[:, 0] - cs * delta[:, 1], cs * delta[:, 0] + sn * delta[:, 1]])
+        smooth = min(1.0, dt / c.tau)
+        sd = self.smooth_delta[rows]
+        sd = sd + smooth * (local - sd)
+        self.smooth_delta[rows] = sd
+        if c.feedforward_s is None:  # the reference: the filtered offset per tick is the velocity
+            vel = sd / dt if dt > 1e-5 else np.zeros_like(sd)
+        else:
+            v = ag.velocity[rows]
+            vel = np.column_stack([sn * v[:, 0] - cs * v[:, 1], cs * v[:, 0] + sn * v[:, 1]])
+            vel = vel + sd / c.feedforward_s
+        self.velocity_request[rows] = vel
+        forward = np.minimum(np.maximum(0.0, vel[:, 1]), c.max_speed_factor * ag.top_speed[rows])
+        behind = ag.remaining_distance(rows) + np.hypot(delta[:, 0], delta[:, 1])
+        moving = (np.hypot(vel[:, 0], vel[:, 1]) > c.should_move_speed) & (
+            behind > ag.stopping_distance[rows]
+        )
+        self.should_move[rows] = moving
+        to = ag.steering_target[rows] - pos
+        turn = moving & (np.hypot(to[:, 0], to[:, 1]) > 0.05)
+        heading = np.arctan2(to[:, 1], to[:, 0])
+        yaw = np.where(turn, turn_toward(yaw, heading, self._turn * dt), yaw)
+        self.yaw[rows] = yaw
+        if c.turn_in_place:  # a sharp turn is taken mostly on the spot
+            forward = np.where(turn, forward * np.maximum(0.0, np.cos(wrap_angle(heading - yaw))), forward)
+        return np.where(moving, forward, 0.0)
+
+    def _limit_drift(self, rows: np.ndarray, pos: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        """Pull the agents of `rows` that drifted farther than their radius back toward their bodies (to
+        `drift_keep` of the radius); return the offsets (agent - body, horizontal) after the pull."""
+        r = self.agents.radius[rows]
+        dist = np.hypot(delta[:, 0], delta[:, 1])
+        far = np.flatnonzero(dist > r)
+        if far.size == 0:
+            return delta
+        kept = delta[far] * (self.coupling.drift_keep * r[far] / dist[far])[:, None]
+        self.pulls[rows[far]] += 1
+        self.agents.set_next_position(rows[far], pos[far] + kept)
+        out = delta.copy()
+        out[far] = self.agents.next_position[rows[far]] - pos[far]
+        out[far, 2] = 0.0
+        return out
+
+    def _drive(self, v: np.ndarray) -> None:
+        """Give every body its horizontal velocity (n, 2) [m/s]; vertical velocity stays physics'."""
+        if not np.isfinite(v).all():
+            raise WorldError("character velocities must be finite")
+        self.command = v
+        full = np.column_stack([v, self.velocities[:, 2]])
+        self.world.set_velocities(self.bodies.tolist(), full)
+
+    def after_physics(self) -> None:
+        """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove
+        or a crowd may have carried a body off during the step); planted feet lock (full pose)."""
+        pos = self.positions
+        ag = self.agents
+        loose = np.flatnonzero(~ag.has_path)
+        if loose.size:
+            ag.follow(loose, pos[loose])
+        if self.coupling.drift_limit is DriftLimit.PULL_AGENT:
+            rows = np.flatnonzero(ag.has_path)
+            if rows.size:
+                delta = ag.next_position[rows] - pos[rows]
+                delta[:, 2] = 0.0
+                self._limit_drift(rows, pos[rows], delta)
+        if self.foot_locks is not None:
+            planted = self.animators.planted()
+            legs = self._chains[0] + self._chains[1] + self._feet
+            for i, lock in enumerate(self.foot_locks):
+                pose = self.animators.pose(i)
+                joints = forward_kinematics(
+                    self.animators.blend.samples[1].clip.skeleton,
+                    pose.root_offset,
+                    pose.rotations,
+                    list(legs),
+                )[0]
+                hip, knee, ankle = leg_points_world(joints, self._chains, pos[i], float(self.yaw[i]))
+                self.foot_lock_results[i] = lock.update(hip, knee, ankle, planted[i], self._dt)
+
+    def _pivot_offsets(self, rows: np.ndarray, yaw_before: np.ndarray) -> np.ndarray:
+        """(m, 2) body displacements [m] that keep each row's most planted foot (weight >= 0.5) in place
+        while its facing turned from `yaw_before` to the current yaw (zero when no foot is planted)."""
+        out = np.zeros((len(rows), 2))
+        turned = np.flatnonzero(self.yaw[rows] != yaw_before)
+        if turned.size == 0:
+            return out
+        planted = self.animators.planted(rows[turned])
+        foot = np.argmax(planted, axis=1)
+        for j, k, f in zip(turned.tolist(), range(len(turned)), foot.tolist(), strict=True):
+            if planted[k, f] < 0.5:
+                continue
+            pose = self.animators.pose(int(rows[j]))
+            skeleton = self.animators.blend.samples[1].clip.skeleton
+            joint = self._feet[f]
+            local = forward_kinematics(skeleton, pose.root_offset, pose.rotations, [joint])[0][joint]
+            y0, y1 = float(yaw_before[j]), float(self.yaw[rows[j]])
+            c0, s0, c1, s1 = math.cos(y0), math.sin(y0), math.cos(y1), math.sin(y1)
+            out[j] = (
+                c0 * local[0] - s0 * local[1] - (c1 * local[0] - s1 * local[1]),
+                s0 * local[0] + c0 * local[1] - (s1 * local[0] + c1 * local[1]),
+            )
+        return out
+
+    # -- commands (one row) ----------------------------------------------------------------------------
+    def set_destination(self, i: int, target: object, *, speed: float | None = None) -> QueryStatus:
+        """Row i follows a path to `target` [m], at top speed `speed` [m/s] if given."""
+        if speed is not None:
+            self.agents.set_top_speed(i, float(speed))
+        self.free[i] = False
+        return self.agents.set_destination(i, target)
+
+    def move_freely(self, i: int, speed: float, heading: float | None) -> None:
+        """Row i drops any path and walks at `speed` [m/s] toward `heading` [rad] (None keeps the facing)."""
+        self.free[i] = True
+        self.free_speed[i] = float(speed)
+        self.free_heading[i] = np.nan if heading is None else float(heading)
+
+    def warp(self, i: int, position: object) -> bool:
+        """Teleport row i's agent and body to `position` (snapped onto the mesh); False when off the mesh."""
+        ag = self.agents
+        if not ag.warp(i, position):
+            return False
+        body = int(self.bodies[i])
+        self.world.teleport(body, ag.next_position[i] + [0.0, 0.0, 0.01 + self.height / 2])
+        self.world.set_velocity(body, (0.0, 0.0, float(self.velocities[i, 2])), yaw_rate=0.0)
+        self.smooth_delta[i] = 0.0
+        if self.foot_locks is not None:
+            self.foot_locks[i].reset()
+            self.foot_lock_results[i] = None
+        return True
+
+
+class _BodyView:
+    """One row's capsule, as `Character` shows it (body id, size, position, facing)."""
+
+    def __init__(self, batch: LocomotionBatch, row: int) -> None:
+        self._b, self._i = batch, row
+        self.body = int(batch.bodies[row])
+        self.radius = batch.radius
+        self.height = batch.height
+
+    @property
+    def position(self) -> np.ndarray:
+        """Feet position [m] as of the last physics step."""
+        b = self._b
+        p = b.world.poses.positions[b._pose_rows[self._i]].copy()
+        p[2] -= b.height / 2
+        return p
+
+    @property
+    def velocity(self) -> np.ndarray:
+        return self._b.world.poses.velocities[self._b._pose_rows[self._i]].copy()
+
+    @property
+    def yaw(self) -> float:
+        return float(self._b.yaw[self._i])
+
+
+class _AgentView:
+    """One row's nav agent, as `NavAgent` shows it."""
+
+    def __init__(self, batch: LocomotionBatch, row: int) -> None:
+        self._b, self._i = batch, row
+
+    @property
+    def settings(self) -> AgentSettings:
+        return self._b.agents.settings(self._i)
+
+    @property
+    def has_path(self) -> bool:
+        return bool(self._b.agents.has_path[self._i])
+
+    @property
+    def path(self) -> PathResult | None:
+        return self._b.agents.path(self._i)
+
+    @property
+    def corners(self) -> np.ndarray:
+        return self._b.agents.corners(self._i)
+
+    @property
+    def next_position(self) -> np.ndarray:
+        return self._b.agents.next_position[self._i].copy()
+
+    @property
+    def position(self) -> np.ndarray:
+        """The body's position as the agent knows it (the body after the last physics step) [m]."""
+        return self._b.views[self._i].position
+
+    @property
+    def remaining_distance(self) -> float:
+        return float(self._b.agents.remaining_distance(np.array([self._i]))[0])
+
+    @property
+    def arrived(self) -> bool:
+        ag, i = self._b.agents, self._i
+        return bool(ag.has_path[i]) and self.remaining_distance <= float(ag.stopping_distance[i]) + 1e-9
+
+    @property
+    def repaths(self) -> int:
+        return int(self._b.agents.repaths[self._i])
+
+
+class LocomotorView:
+    """One row of a `LocomotionBatch` with the `Locomotor` interface (what behaviours and tests use)."""
+
+    def __init__(self, batch: LocomotionBatch, row: int) -> None:
+        self.batch, self.row = batch, row
+        self.character = _BodyView(batch, row)
+        self.agent = _AgentView(batch, row)
+
+    def set_destination(self, target: object, *, speed: float | None = None) -> QueryStatus:
+        return self.batch.set_destination(self.row, target, speed=speed)
+
+    def move_freely(self, speed: float, heading: float | None) -> None:
+        self.batch.move_freely(self.row, speed, heading)
+
+    def stop(self) -> None:
+        self.batch.move_freely(self.row, 0.0, None)
+
+    def set_top_speed(self, speed: float) -> None:
+        self.batch.agents.set_top_speed(self.row, float(speed))
+
+    def warp(self, position: object) -> bool:
+        return self.batch.warp(self.row, position)
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.character.position
+
+    @property
+    def yaw(self) -> float:
+        return float(self.batch.yaw[self.row])
+
+    @property
+    def speed(self) -> float:
+        v = self.character.velocity
+        return float(math.hypot(v[0], v[1]))
+
+    @property
+    def remaining_distance(self) -> float:
+        """The body's distance to go along the path: the agent's remaining distance plus the drift [m]."""
+        if not self.agent.has_path:
+            return 0.0
+        d = self.agent.next_position - self.position
+        return self.agent.remaining_distance + math.hypot(d[0], d[1])
+
+    @property
+    def arrived(self) -> bool:
+        """As `Locomotor.arrived`: the agent arrived, the body stopped, near the path's end."""
+        if not (self.agent.arrived and self.speed < 0.1):
+            return False
+        path = self.agent.path
+        if path is None:
+            return False
+        gap = float(np.hypot(*(self.position - path.points[-1])[:2]))
+        return gap <= self.agent.settings.stopping_distance + ARRIVE_TOLERANCE
+
+    @property
+    def pulls(self) -> int:
+        return int(self.batch.pulls[self.row])
+
+    def animated_feet_world(self) -> np.ndarray:
+        """(2, 3) world positions of the (left, right) feet of the animated pose [m]."""
+        b, i = self.batch, self.row
+        pose = b.animators.pose(i)
+        skeleton = b.animators.blend.samples[1].clip.skeleton
+        local = forward_kinematics(skeleton, pose.root_offset, pose.rotations, list(b._feet))[0][
+            list(b._feet)
+        ]
+        c, s = math.cos(b.yaw[i]), math.sin(b.yaw[i])
+        return self.position + np.column_stack(
+            [c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1], local[:, 2]]
+        )
+
+    def feet_world(self) -> np.ndarray:
+        """(2, 3) the feet as shown: moved with their locked ankles when foot locking is on [m]."""
+        feet = self.animated_feet_world()
+        lock = self.batch.foot_lock_results[self.row]
+        return feet if lock is None else lock.offset(feet)
