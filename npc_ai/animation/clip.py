@@ -174,8 +174,8 @@ class Clip:
             k = np.zeros_like(t)
             u = np.clip(t, 0.0, dur)
         x = u * self.fps
-        i = np.clip(np.floor(x).astype(int), 0, self.n_frames - 2)
-        a = np.clip(x - i, 0.0, 1.0)
+        i = np.minimum(np.maximum(np.floor(x), 0.0), self.n_frames - 2).astype(np.int64)
+        a = np.minimum(np.maximum(x - i, 0.0), 1.0)
         return i, a, k
 
     def sample_root(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:

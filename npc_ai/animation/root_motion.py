@@ -64,9 +64,9 @@ def root_motion_deltas(
         d = pb - pa
         c, s = math.cos(-ya), math.sin(-ya)
         return np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]]), yb - ya
-    pa, ya = clip.sample_root(np.asarray(t0, dtype=float))
-    pb, yb = clip.sample_root(np.asarray(t1, dtype=float))
-    return quat.rotate_yaw(-ya, pb - pa), yb - ya
+    a, b = np.broadcast_arrays(np.asarray(t0, dtype=float), np.asarray(t1, dtype=float))
+    p, y = clip.sample_root(np.stack([a, b]))  # both ends in one sampling pass
+    return quat.rotate_yaw(-y[0], p[1] - p[0]), y[1] - y[0]
 
 
 def extract_root_motion(clip: Clip, t0: float, t1: float) -> RootMotion:

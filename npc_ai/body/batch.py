@@ -108,6 +108,7 @@ class LocomotionBatch:
         self._chains = (leg_chain(clip, 0), leg_chain(clip, 1))
         self._feet = tuple(clip.skeleton.index(f) for f in clip.feet)
         self._dt = 0.0
+        self._remaining: np.ndarray | None = None  # the agents' remaining distances until they change
         self.views = [LocomotorView(self, i) for i in range(n)]
 
     # -- state -----------------------------------------------------------------------------------------
@@ -129,6 +130,17 @@ class LocomotionBatch:
         v = self.velocities
         return np.hypot(v[:, 0], v[:, 1])
 
+    def remaining(self, i: int) -> float:
+        """Row i's agent's path length to go [m] (all rows computed at once, once between changes)."""
+        if self._remaining is None:
+            self._remaining = self.agents.remaining_distance()
+        return float(self._remaining[i])
+
+    def _changed(self, i: int) -> None:
+        """Row i's agent changed between ticks (a new path, a warp): refresh its cached distance."""
+        if self._remaining is not None:
+            self._remaining[i] = self.agents.remaining_distance(np.array([i]))[0]
+
     def drift(self) -> np.ndarray:
         """(n,) horizontal distance between each agent's simulated position and its body [m]."""
         d = self.agents.next_position - self.positions
@@ -138,6 +150,7 @@ class LocomotionBatch:
     def before_physics(self, dt: float) -> None:
         """Advance agents and animators and set every body's horizontal velocity for this tick."""
         self._dt = dt
+        self._remaining = None
         c, ag = self.coupling, self.agents
         pos = self.positions
         free = self.free
@@ -232,6 +245,7 @@ class LocomotionBatch:
     def after_physics(self) -> None:
         """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove
         or a crowd may have carried a body off during the step); planted feet lock (full pose)."""
+        self._remaining = None
         pos = self.positions
         ag = self.agents
         loose = np.flatnonzero(~ag.has_path)
@@ -287,7 +301,9 @@ class LocomotionBatch:
         if speed is not None:
             self.agents.set_top_speed(i, float(speed))
         self.free[i] = False
-        return self.agents.set_destination(i, target)
+        status = self.agents.set_destination(i, target)
+        self._changed(i)
+        return status
 
     def move_freely(self, i: int, speed: float, heading: float | None) -> None:
         """Row i drops any path and walks at `speed` [m/s] toward `heading` [rad] (None keeps the facing)."""
@@ -300,6 +316,7 @@ class LocomotionBatch:
         ag = self.agents
         if not ag.warp(i, position):
             return False
+        self._changed(i)
         body = int(self.bodies[i])
         self.world.teleport(body, ag.next_position[i] + [0.0, 0.0, 0.01 + self.height / 2])
         self.world.set_velocity(body, (0.0, 0.0, float(self.velocities[i, 2])), yaw_rate=0.0)
@@ -369,7 +386,7 @@ class _AgentView:
 
     @property
     def remaining_distance(self) -> float:
-        return float(self._b.agents.remaining_distance(np.array([self._i]))[0])
+        return self._b.remaining(self._i)
 
     @property
     def arrived(self) -> bool:
