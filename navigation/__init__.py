@@ -4,6 +4,7 @@
 """
 
 from navigation.agent import AgentSettings, NavAgent
+from navigation.agent_batch import AgentBatch
 from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
 from navigation.cache import cached_bake, content_hash
 from navigation.errors import CacheWarning, MapFormatError, NavigationError, NavMeshError, NavSettingsError
@@ -34,6 +35,7 @@ from navigation.settings import BakeSettings
 
 __all__ = [
     "FLAG_ISLAND",
+    "AgentBatch",
     "AgentSettings",
     "BakeSettings",
     "CacheWarning",

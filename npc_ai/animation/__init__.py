@@ -4,6 +4,7 @@ z up; quaternions xyzw.
 """
 
 from .animator import ActionState, Animator, AnimatorSettings, AnimState, LocomotionState, Transition
+from .batch import AnimatorBatch, GaitChanges
 from .blend_space import BlendResult, BlendSpace1D
 from .bvh import load_bvh, parse_bvh
 from .cleanup import CleanupSettings, clean_clip, lock_feet, two_bone_ik
@@ -62,6 +63,7 @@ __all__ = [
     "AnimationError",
     "AnimationSettingsError",
     "Animator",
+    "AnimatorBatch",
     "AnimatorSettings",
     "BlendResult",
     "BlendSpace1D",
@@ -76,6 +78,7 @@ __all__ = [
     "FootLockResult",
     "FootLockSettings",
     "Gait",
+    "GaitChanges",
     "GaitSettings",
     "LocomotionClip",
     "LocomotionSet",
