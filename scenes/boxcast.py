@@ -8,6 +8,7 @@ triangle, which are convex. The cast stops when the gap falls under `tolerance`.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,11 +61,13 @@ def box_cast(
     candidates: list[int],
     *,
     tolerance: float = 1e-3,
+    calls: Counter[str] | None = None,
 ) -> BoxCastHit:
     """Sweep the collision `shape` (oriented by the xyzw quaternion) from `start` to `end` [m].
 
     Only the bodies in `candidates` are tested (the caller gathers them from an AABB query over the
-    swept box and filters out the caster and masked groups).
+    swept box and filters out the caster and masked groups). `calls`, when given, counts the PyBullet
+    calls made: `getClosestPoints`, one per candidate per advancement step, added once at the end.
     """
     s, e = _vec3(start, "start"), _vec3(end, "end")
     travel = e - s
@@ -72,7 +75,8 @@ def box_cast(
     direction = travel / length if length > 0 else np.zeros(3)
     done = 0.0
     first = True
-    for _ in range(_MAX_ITERATIONS):
+    steps = 0
+    for steps in range(1, _MAX_ITERATIONS + 1):
         position = s + direction * done
         reach = (length - done) + tolerance
         best_step = np.inf
@@ -97,6 +101,8 @@ def box_cast(
                 if closing > 1e-9:
                     best_step = min(best_step, gap / closing)
         if contact is not None:
+            if calls is not None:
+                calls["getClosestPoints"] += steps * len(candidates)
             return BoxCastHit(
                 True,
                 done / length if length > 0 else 0.0,
@@ -111,6 +117,8 @@ def box_cast(
         if not np.isfinite(best_step) or done + best_step >= length:
             break
         done += best_step
+    if calls is not None:
+        calls["getClosestPoints"] += steps * len(candidates)
     return BoxCastHit(False, 1.0, length, e, np.full(3, np.nan), np.zeros(3), -1)
 
 

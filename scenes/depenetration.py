@@ -17,6 +17,7 @@ back in.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping
 
 import numpy as np
@@ -27,13 +28,22 @@ ROUNDS = 64  # Gauss-Seidel sweeps over one body's contacts at most (a corner ne
 
 
 def static_contacts(
-    client: Client, bodies: Collection[int], static: Collection[int], keep: float
+    client: Client,
+    bodies: Collection[int],
+    static: Collection[int],
+    keep: float,
+    *,
+    calls: Counter[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contacts deeper than `keep` [m] between `bodies` and `static` bodies at the current poses.
 
     Returns (body ids (n,), unit normals out of the static geometry toward the body (n, 3), depths [m,
-    > keep] (n,)), sorted by body id (ties keep PyBullet's deterministic order).
+    > keep] (n,)), sorted by body id (ties keep PyBullet's deterministic order). `calls`, when given,
+    counts the two PyBullet calls made.
     """
+    if calls is not None:
+        calls["performCollisionDetection"] += 1
+        calls["getContactPoints"] += 1
     client.performCollisionDetection()
     ids: list[int] = []
     normals: list[tuple[float, float, float]] = []
@@ -96,14 +106,19 @@ def depenetrate(
     positions: np.ndarray,
     velocities: np.ndarray,
     orientations: np.ndarray,
+    *,
+    calls: Counter[str] | None = None,
 ) -> int:
     """Move every body of `rows` (body id -> row of `positions`, `velocities`, `orientations`) that is
     deeper than `keep` [m] in `static` geometry back out; update those arrays in place; return how many
-    bodies moved."""
-    ids, normals, depths = static_contacts(client, rows, static, keep)
+    bodies moved. `calls`, when given, counts the PyBullet calls made (by kind, once per kind)."""
+    ids, normals, depths = static_contacts(client, rows, static, keep, calls=calls)
     if not len(ids):
         return 0
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    if calls is not None:
+        calls["resetBasePositionAndOrientation"] += len(starts)
+        calls["resetBaseVelocity"] += len(starts)
     ends = np.r_[starts[1:], len(ids)]
     for s, e in zip(starts, ends, strict=True):
         body, row = int(ids[s]), rows[int(ids[s])]

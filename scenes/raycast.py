@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -77,14 +78,20 @@ def _batch(client: Client, starts: np.ndarray, ends: np.ndarray, mask: int, thre
 
 
 @contextlib.contextmanager
-def hidden_from_rays(client: Client, bodies: dict[int, tuple[int, int]]) -> Iterator[None]:
+def hidden_from_rays(
+    client: Client, bodies: dict[int, tuple[int, int]], *, calls: Counter[str] | None = None
+) -> Iterator[None]:
     """Take `bodies` (id -> (group, mask) to restore) out of every collision group while the block runs.
 
     Rays test a body's group against their mask before anything else, so a body in no group is invisible
-    to them; the change takes effect at once, without a physics step, and is undone on exit.
+    to them; the change takes effect at once, without a physics step, and is undone on exit. `calls`, when
+    given, counts the PyBullet calls made (by kind, added once per pass).
     """
+    links = 0
     for body in bodies:
-        for link in range(-1, client.getNumJoints(body)):
+        n = client.getNumJoints(body) + 1
+        links += n
+        for link in range(-1, n - 1):
             client.setCollisionFilterGroupMask(body, link, 0, 0)
     try:
         yield
@@ -92,6 +99,9 @@ def hidden_from_rays(client: Client, bodies: dict[int, tuple[int, int]]) -> Iter
         for body, (group, mask) in bodies.items():
             for link in range(-1, client.getNumJoints(body)):
                 client.setCollisionFilterGroupMask(body, link, group, mask)
+        if calls is not None:
+            calls["getNumJoints"] += 2 * len(bodies)
+            calls["setCollisionFilterGroupMask"] += 2 * links
 
 
 def ray_test(
@@ -101,14 +111,19 @@ def ray_test(
     *,
     mask: int = -1,
     threads: int = 1,
+    calls: Counter[str] | None = None,
 ) -> RayHits:
     """Cast rays from `starts` to `ends` ((n, 3) arrays, metres) in one batched call per 16,383 rays.
 
     Args:
         mask: collision groups the rays may hit (see `scenes.groups`); -1 for all.
         threads: PyBullet ray threads (0 = all cores); results do not depend on it.
+        calls: when given, `calls["rayTestBatch"]` grows by the batches made (ceil(n / 16,383)).
     Returns:
         RayHits with one row per ray; fractions are of the full start->end segment.
     """
     s, e = _check_rays(starts, ends)
-    return _batch(client, s, e, mask, threads)
+    hits = _batch(client, s, e, mask, threads)
+    if calls is not None:
+        calls["rayTestBatch"] += -(-len(s) // MAX_RAYS_PER_BATCH)
+    return hits

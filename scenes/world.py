@@ -4,12 +4,18 @@ The world is the thin stateful shell around one physics client. It owns the clie
 the scene's static bodies, the character bodies added to it, a `numpy.random.Generator` that is the only
 source of randomness, and an event log. It satisfies `navigation.RaySource` structurally (without importing
 `navigation`), so a navmesh can be baked from it.
+
+`World.pybullet_calls` counts the physics-client calls the world's methods make, by kind (the PyBullet
+function name): one `+=` per method call and kind, not one per body in the per-tick paths (step, pose
+reads, velocity writes, rays), so it costs nothing measurable.
+Building the level (`scenes.build`) and PyBullet's math helpers (`getQuaternionFromEuler`) are not counted.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -98,6 +104,10 @@ class World:
         gui: open the PyBullet GUI window (needs a display).
         client: an existing `BulletClient` to build into instead of opening one; the world then does not
             disconnect it on close, but removes the bodies it made.
+
+    Attributes:
+        pybullet_calls: PyBullet calls made by the world's methods since it was built, by kind
+            ("stepSimulation", "getBasePositionAndOrientation", "rayTestBatch", ...); see the module doc.
     """
 
     def __init__(
@@ -123,6 +133,7 @@ class World:
         self._cast_shapes: dict[tuple[float, ...], int] = {}
         self._closed = False
         self._trimeshes: tuple[int, ...] = ()
+        self.pybullet_calls: Counter[str] = Counter()
         s = self.settings
         try:
             self.client.setGravity(0, 0, scene.gravity)
@@ -159,6 +170,7 @@ class World:
         if not self._owns_client:
             for body in (*self._tracked, *self.static_bodies):
                 self.client.removeBody(body)
+            self.pybullet_calls["removeBody"] += len(self._tracked) + len(self.static_bodies)
         self._disconnect()
 
     def __enter__(self) -> World:
@@ -188,6 +200,7 @@ class World:
         for _ in range(ticks):
             self.client.stepSimulation()
             self.tick += 1
+        self.pybullet_calls["stepSimulation"] += max(0, ticks)
         self._poses = self._read_poses()
         if self.settings.max_penetration is not None and self._capsules:
             self._depenetrate(self.settings.max_penetration / 2)
@@ -197,7 +210,14 @@ class World:
         `scenes.depenetration`); the pose cache follows."""
         p = self._poses
         self.depenetrated += depenetration.depenetrate(
-            self.client, self._capsules, self._static_set, keep, p.positions, p.velocities, p.orientations
+            self.client,
+            self._capsules,
+            self._static_set,
+            keep,
+            p.positions,
+            p.velocities,
+            p.orientations,
+            calls=self.pybullet_calls,
         )
 
     # -- bodies ------------------------------------------------------------------------------------------
@@ -263,6 +283,11 @@ class World:
             self._tracked.append(body)
             self._capsules[body] = len(self._tracked) - 1
             out.append(body)
+        calls, n = self.pybullet_calls, len(out)
+        calls["createCollisionShape"] += 1
+        calls["createMultiBody"] += n
+        calls["changeDynamics"] += n
+        calls["setCollisionFilterGroupMask"] += n
         self._poses = self._read_poses()
         return out
 
@@ -274,6 +299,7 @@ class World:
             self.client.resetBaseVelocity(body, linearVelocity=v)
         else:
             self.client.resetBaseVelocity(body, linearVelocity=v, angularVelocity=w)
+        self.pybullet_calls["resetBaseVelocity"] += 1
 
     def set_velocities(self, bodies: Iterable[int], linear: np.ndarray) -> None:
         """Set the linear velocities (n, 3) [m/s] of n bodies and stop their spin, in one pass (about
@@ -284,6 +310,7 @@ class World:
         reset, cid, still = pb.resetBaseVelocity, self._cid, (0.0, 0.0, 0.0)
         for body, vel in zip(bodies, v.tolist(), strict=True):
             reset(body, vel, still, physicsClientId=cid)
+        self.pybullet_calls["resetBaseVelocity"] += len(v)
 
     def teleport(self, body: int, center: Iterable[float]) -> None:
         """Move a tracked body's centre to `center` [m] at once (velocity kept); the pose cache follows."""
@@ -294,6 +321,7 @@ class World:
         row = self._poses.index(body)
         orn = self._poses.orientations[row]
         self.client.resetBasePositionAndOrientation(body, c.tolist(), orn.tolist())
+        self.pybullet_calls["resetBasePositionAndOrientation"] += 1
         self._poses.positions[row] = c
 
     @property
@@ -309,6 +337,8 @@ class World:
         for i, body in enumerate(self._tracked):
             pos[i], orn[i] = get_pose(body, physicsClientId=cid)
             vel[i] = get_velocity(body, physicsClientId=cid)[0]
+        self.pybullet_calls["getBasePositionAndOrientation"] += n
+        self.pybullet_calls["getBaseVelocity"] += n
         return PoseCache(np.asarray(self._tracked, dtype=np.int64), pos, orn, vel)
 
     # -- queries -----------------------------------------------------------------------------------------
@@ -323,13 +353,14 @@ class World:
         """
         self._check_open()
         skip = {b: (self.groups[b], groups.ALL) for b in ignore if b in self.groups}
-        with hidden_from_rays(self.client, skip):
+        with hidden_from_rays(self.client, skip, calls=self.pybullet_calls):
             return ray_test(
                 self.client,
                 starts,
                 ends,
                 mask=-1 if mask is None else int(mask),
                 threads=self.settings.ray_threads,
+                calls=self.pybullet_calls,
             )
 
     def box_cast(
@@ -348,11 +379,7 @@ class World:
         """
         self._check_open()
         h = np.asarray(list(half_extents), dtype=np.float64)
-        key = tuple(np.round(h, 9))
-        shape = self._cast_shapes.get(key)
-        if shape is None:
-            shape = box_shape(self.client, h)
-            self._cast_shapes[key] = shape
+        shape = self._box_shape(h)
         s = np.asarray(list(start), dtype=np.float64)
         e = np.asarray(list(end), dtype=np.float64)
         if s.shape != (3,) or e.shape != (3,) or not (np.isfinite(s).all() and np.isfinite(e).all()):
@@ -363,11 +390,22 @@ class World:
         skip = set(ignore)
         want = -1 if mask is None else int(mask)
         found = self.client.getOverlappingObjects(lo.tolist(), hi.tolist()) or ()
+        self.pybullet_calls["getOverlappingObjects"] += 1
         candidates = sorted(
             {b for b, _link in found if b not in skip and self.groups.get(b, groups.PROP) & want}
         )
         q = pb.getQuaternionFromEuler((0.0, 0.0, float(yaw)))
-        return box_cast(self.client, shape, q, s, e, candidates)
+        return box_cast(self.client, shape, q, s, e, candidates, calls=self.pybullet_calls)
+
+    def _box_shape(self, half_extents: np.ndarray) -> int:
+        """The cached box collision shape of these half extents [m] (made on first use)."""
+        key = tuple(np.round(half_extents, 9))
+        shape = self._cast_shapes.get(key)
+        if shape is None:
+            shape = box_shape(self.client, half_extents)
+            self.pybullet_calls["createCollisionShape"] += 1
+            self._cast_shapes[key] = shape
+        return shape
 
     def boxes_overlap(
         self, centers: np.ndarray, half_extents: Iterable[float], *, mask: int = groups.STATIC
@@ -381,21 +419,21 @@ class World:
         h = np.asarray(list(half_extents), dtype=np.float64)
         if c.ndim != 2 or c.shape[1] != 3 or not np.isfinite(c).all():
             raise WorldError(f"centers must be a finite (n, 3) array, got shape {c.shape}")
-        key = tuple(np.round(h, 9))
-        shape = self._cast_shapes.get(key)
-        if shape is None:
-            shape = box_shape(self.client, h)
-            self._cast_shapes[key] = shape
+        shape = self._box_shape(h)
         out = np.zeros(len(c), dtype=bool)
+        closest = 0
         for i, centre in enumerate(c):
             found = self.client.getOverlappingObjects((centre - h).tolist(), (centre + h).tolist()) or ()
             for body in {b for b, _link in found if self.groups.get(b, groups.PROP) & mask}:
+                closest += 1
                 points = self.client.getClosestPoints(
                     -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre.tolist()
                 )
                 if any(p[8] < -1e-4 for p in points):
                     out[i] = True
                     break
+        self.pybullet_calls["getOverlappingObjects"] += len(c)
+        self.pybullet_calls["getClosestPoints"] += closest
         if self._trimeshes and mask & groups.STATIC:
             out |= self.inside_trimeshes(c)
         return out
@@ -413,6 +451,7 @@ class World:
         if not self._trimeshes or len(p) == 0:
             return crossings.astype(bool)
         top = max(self.client.getAABB(b, -1)[1][2] for b in self._trimeshes) + 1.0
+        self.pybullet_calls["getAABB"] += len(self._trimeshes)
         up = np.array([0.0013, 0.0021, 1.0])
         up /= np.linalg.norm(up)
         origin = p.copy()
@@ -435,6 +474,7 @@ class World:
         self._check_open()
         want = -1 if mask is None else int(mask)
         found = self.client.getOverlappingObjects(list(lo), list(hi)) or ()
+        self.pybullet_calls["getOverlappingObjects"] += 1
         return sorted({b for b, _link in found if self.groups.get(b, groups.PROP) & want})
 
     def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -443,10 +483,14 @@ class World:
         if not self.static_bodies:
             raise WorldError("the world has no static geometry")
         lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        links = 0
         for body in self.static_bodies:
             for link in range(-1, self.client.getNumJoints(body)):
                 a, b = self.client.getAABB(body, link)
                 lo, hi = np.minimum(lo, a), np.maximum(hi, b)
+                links += 1
+        self.pybullet_calls["getNumJoints"] += len(self.static_bodies)
+        self.pybullet_calls["getAABB"] += links
         return lo, hi
 
     def state_digest(self) -> str:

@@ -177,10 +177,10 @@ def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scene", default="warehouse", help="scene (default warehouse)")
     p.add_argument(
         "--sizes",
-        type=cli_types.count,
+        type=cli_types.positive_int,
         nargs="+",
-        default=[10, 50, 100],
-        help="NPC counts (default 10 50 100)",
+        default=[10, 100],
+        help="NPC counts, any positive numbers the scene can spawn (default 10 100)",
     )
     p.add_argument(
         "--seconds", type=cli_types.seconds, default=5.0, help="simulated seconds per size (default 5)"
@@ -188,17 +188,26 @@ def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
     p.add_argument("--full-animation", action="store_true", help="sample full skeleton poses every tick")
     p.add_argument(
-        "--json", help='write {"results": [{"npcs", "npc_ticks_per_s", "pybullet_share", ...}]} (.json)'
+        "--json",
+        help='write {"scene", "seconds", "seed", "results": [{"npcs", "npc_ticks_per_s", "pybullet_share", '
+        '"ms_per_tick", "pybullet_calls_per_tick", "rss_mb", ...}]} (.json)',
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print, per size, ms per tick of each phase, its share, and PyBullet calls per tick",
+    )
+    p.add_argument("--plot", help="draw NPC-ticks/s against NPC count with the real-time line (.png)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def cmd_bench_sim(args: argparse.Namespace) -> int:
     """`npc-ai bench sim`"""
     target = cli_types.writable_file(args.json, "--json", cli_types.JSON)
+    plot = cli_types.writable_file(args.plot, "--plot", cli_types.PNG)
     if any(n < 1 for n in args.sizes):
         raise UsageError(f"--sizes must be positive, got {args.sizes}")
-    from npc_ai.bench.sim import format_table, run_bench_sim
+    from npc_ai.bench.sim import format_profile, format_table, plot_bench_sim, report_json, run_bench_sim
     from npc_ai.cli.progress import StderrProgress
     from npc_ai.levels import load_level
 
@@ -220,13 +229,18 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     )
     for line in format_table(results):
         print(line)
+    if args.profile:
+        print()
+        for line in format_profile(results):
+            print(line)
     print(f"ran in {time.perf_counter() - t0:.1f} s")
     if target is not None:
-        target.write_text(
-            json.dumps({"results": [r.to_json() for r in results]}, indent=2, sort_keys=True),
-            encoding="utf-8",
-        )
+        doc = report_json(results, scene=scene.name, seconds=args.seconds, seed=args.seed)
+        target.write_text(json.dumps(doc, indent=2, sort_keys=True), encoding="utf-8")
         print(f"wrote {target}")
+    if plot is not None:
+        title = f"bench sim on {scene.name}: {args.seconds:g} s per size, seed {args.seed}, {anim}"
+        print(f"wrote {plot_bench_sim(results, plot, title=title)}")
     return 0
 
 
