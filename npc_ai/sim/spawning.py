@@ -56,13 +56,17 @@ def spread_spawns(
         max_rings: how many rings to try before giving up [>= 1].
     Returns:
         (n, 3) spawn points, and an (n,) bool mask of the ones that moved.
+    When no ring holds a free spot (a crowded island), the nearest free point of a hexagonal lattice of
+    spacing 2 radius + 5 cm over the spawn's island is taken.
+
     Raises:
-        SpawnError: no free spot within `max_rings` rings of an overlapping spawn.
+        SpawnError: no free spot left on the island of an overlapping spawn.
     """
     pts = np.array(points, dtype=np.float64).reshape(-1, 3)
     moved = np.zeros(len(pts), dtype=bool)
     gap = 2.0 * radius + 0.05
     mesh = query.mesh
+    lattices: dict[int | None, _Lattice] = {}  # free spots of each island, built at the first ring failure
     for i in range(1, len(pts)):
         if _clear(pts[i], pts[:i], gap, height):
             continue
@@ -84,11 +88,52 @@ def spread_spawns(
                     break
             if spot is not None:
                 break
+        if spot is None:  # a crowded island: the nearest free spot of a lattice over the whole island
+            if island not in lattices:
+                lattices[island] = _Lattice(query, island, gap)
+            spot = lattices[island].nearest_free(pts[i], pts[:i], gap, height)
         if spot is None:
             raise SpawnError(
-                f"spawn {i} at {np.round(pts[i], 2).tolist()} overlaps another and no free spot on the "
-                f"navmesh lies within {max_rings * gap:.1f} m; move it or spawn fewer characters"
+                f"spawn {i} at {np.round(pts[i], 2).tolist()} overlaps another and no free spot is left on "
+                f"its navmesh island ({len(pts)} characters of radius {radius} m); spawn fewer characters"
             )
         pts[i] = spot
         moved[i] = True
     return pts, moved
+
+
+class _Lattice:
+    """Candidate spots on one navmesh island: a hexagonal lattice of spacing `gap` [m] over the island's
+    polygons (each point on the mesh surface), for spawns whose neighbourhood is full."""
+
+    def __init__(self, query: NavMeshQuery, island: int | None, gap: float) -> None:
+        mesh = query.mesh
+        polys = range(mesh.polygon_count) if island is None else np.flatnonzero(mesh.islands == island)
+        found: list[np.ndarray] = []
+        for p in polys:
+            xy = mesh.polygon_xy(int(p))
+            lo, hi = xy.min(axis=0), xy.max(axis=0)
+            rows = np.arange(math.floor(lo[1] / (gap * _ROW)), math.ceil(hi[1] / (gap * _ROW)) + 1)
+            for row in rows.tolist():
+                y = row * gap * _ROW
+                shift = 0.5 * gap * (row % 2)
+                xs = np.arange(math.floor((lo[0] - shift) / gap), math.ceil((hi[0] - shift) / gap) + 1) * gap
+                for x in (xs + shift).tolist():
+                    if query._contains(int(p), x, y):
+                        found.append(np.array([x, y, mesh.height_at(int(p), x, y)]))
+        self.points = np.array(found).reshape(-1, 3)
+
+    def nearest_free(self, p: np.ndarray, placed: np.ndarray, gap: float, height: float) -> np.ndarray | None:
+        """The lattice point nearest `p` clear of every `placed` spawn, or None."""
+        if len(self.points) == 0:
+            return None
+        d = self.points[:, None, :] - placed[None, :, :]
+        blocked = ((np.hypot(d[..., 0], d[..., 1]) < gap) & (np.abs(d[..., 2]) < height)).any(axis=1)
+        free = np.flatnonzero(~blocked)
+        if free.size == 0:
+            return None
+        dist = np.hypot(*(self.points[free, :2] - p[:2]).T)
+        return self.points[free[int(np.argmin(dist))]].copy()
+
+
+_ROW = math.sqrt(3.0) / 2.0  # row spacing of a hexagonal lattice, in units of its point spacing

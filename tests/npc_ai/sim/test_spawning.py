@@ -7,6 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
+from navigation.grid_bake import bake_polygons
+from navigation.query import NavMeshQuery
 from npc_ai.sim.simulation import Simulation, SimulationSettings
 from npc_ai.sim.spawning import SpawnError, spread_spawns, stream
 from scenes import NpcSpawn, load_scene
@@ -54,8 +56,16 @@ def test_spreading_keeps_clear_spawns_and_fails_where_nothing_is_free() -> None:
         out, moved = spread_spawns(clear, 0.4, 1.8, q)
         np.testing.assert_array_equal(out, clear)
         assert not moved.any()
-        with pytest.raises(SpawnError, match="no free spot on the navmesh lies within"):
-            spread_spawns(np.zeros((3, 3)) + [-10.0, -10.0, 0.0], 0.4, 1.8, q, max_rings=0)
+        # no ring to search: the island's lattice still finds every spawn a free spot
+        crowd, moved = spread_spawns(np.zeros((30, 3)) + [-10.0, -10.0, 0.0], 0.4, 1.8, q, max_rings=0)
+        assert moved[1:].all() and not moved[0]
+        gaps = [np.hypot(*(a - b)[:2]) for a, b in itertools.combinations(crowd, 2)]
+        assert min(gaps) >= 0.85 - 1e-9
+        assert all(q.nearest_point(p).distance < 1e-6 for p in crowd)
+    # a 2 m room eroded by 0.4 m holds a few bodies, not six
+    room = NavMeshQuery(bake_polygons([(0, 0), (2, 0), (2, 2), (0, 2)], agent_radius=0.4))
+    with pytest.raises(SpawnError, match="no free spot is left on its navmesh island"):
+        spread_spawns(np.zeros((6, 3)) + [1.0, 1.0, 0.0], 0.4, 1.8, room)
 
 
 def test_unnamed_npcs_never_take_a_given_name() -> None:
