@@ -469,6 +469,18 @@ class World:
             active[rows[~hit]] = False
         return np.asarray(crossings % 2 == 1)
 
+    def aabbs(self, bodies: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi): (n, 3) corners [m] of the broadphase AABBs of n bodies (one PyBullet call each), the
+        boxes `overlap` tests."""
+        self._check_open()
+        ids = list(bodies)
+        lo, hi = np.zeros((len(ids), 3)), np.zeros((len(ids), 3))
+        get, cid = pb.getAABB, self._cid
+        for i, b in enumerate(ids):
+            lo[i], hi[i] = get(b, physicsClientId=cid)
+        self.pybullet_calls["getAABB"] += len(ids)
+        return lo, hi
+
     def overlap(self, lo: Iterable[float], hi: Iterable[float], *, mask: int | None = None) -> list[int]:
         """Bodies whose AABB overlaps the box [lo, hi] [m], filtered by collision groups (sorted ids)."""
         self._check_open()

@@ -30,7 +30,7 @@ PHASES = ("perceive", "decide", "locomotion", "physics", "record")
 """The phases of a tick, in order (`npc_ai.sim.trace.Timings`)."""
 
 CALL_PHASES: dict[str, tuple[str, ...]] = {
-    "perceive": ("rayTestBatch", "getClosestPoints", "getOverlappingObjects"),
+    "perceive": ("rayTestBatch", "getClosestPoints", "getOverlappingObjects", "getAABB"),
     "physics": (
         "stepSimulation",
         "getBasePositionAndOrientation",
