@@ -19,6 +19,7 @@ import numpy as np
 from navigation import arguments
 from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
+from navigation.funnel import drop_collinear, lift_path
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
 CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
@@ -155,15 +156,35 @@ def move_end(
         at = query._last_corridor_index(path.corridor, last)
     else:  # on the last leg: from where the agent is, in the polygon it is in
         cut, last, at = corner, position, poly
-    tail = query.find_path(last, goal)
-    if tail.status is not QueryStatus.SUCCESS:
-        return None
-    straight = float(np.hypot(*(goal[:2] - last[:2])))
-    walked = float(np.hypot(*np.diff(tail.points[:, :2], axis=0).T).sum())
-    if walked > straight + 1e-9 * max(1.0, straight):
+    tail = straight_path(query, last, goal)
+    if tail is None:
         return None  # the last corner cannot see the new goal: plan the whole path again
     corridor = (path.corridor[:at] if at >= 0 else path.corridor) + tail.corridor
     return dataclasses.replace(path, corridor=corridor, points=np.vstack([pts[:cut], tail.points]))
+
+
+def straight_path(query: NavMeshQuery, start: np.ndarray, goal: np.ndarray) -> PathResult | None:
+    """The shortest path from `start` to `goal` [m] when it is the straight segment: a surface raycast
+    crosses no wall and ends on the goal's own polygon (not another level above or below), so the segment is
+    walkable and nothing is shorter; None otherwise. The same result `find_path` gives for such a pair (the
+    corridor is the polygons crossed, the points lifted onto the surface), without the search."""
+    ray = query.raycast(start, goal)
+    if ray.status is not QueryStatus.SUCCESS:
+        return None
+    at_goal = query._polygons_at(goal, query.height_tolerance)
+    last, gx, gy = ray.polygons[-1], float(goal[0]), float(goal[1])
+    mesh = query.mesh
+    if not at_goal or last not in at_goal:  # the walk ended on another level than the goal's
+        return None
+    if abs(mesh.height_at(last, gx, gy) - mesh.height_at(at_goal[0], gx, gy)) > 1e-6:
+        return None  # on a polygon holding the goal, but not at the goal's height (an edge between levels)
+    corridor = list(ray.polygons)
+    xy = [(float(start[0]), float(start[1])), (float(goal[0]), float(goal[1]))]
+    if query._flat:
+        lifted = np.array([(x, y, query._planes[0][2]) for x, y in xy], dtype=np.float64)
+    else:
+        lifted = lift_path(query._planes, query._loops, xy, [0, len(corridor) - 1], corridor)
+    return PathResult(QueryStatus.SUCCESS, tuple(corridor), drop_collinear(lifted))
 
 
 def retarget(

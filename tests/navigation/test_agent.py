@@ -196,3 +196,38 @@ def test_agent_climbs_a_step_at_the_portal_without_stalling() -> None:
         if agent.arrived and agent.speed < 1e-3:
             break
     np.testing.assert_allclose(agent.next_position, [7.0, 2.0, 0.3], atol=1e-9)
+
+
+@pytest.mark.parametrize("scene", ["warehouse", "compound"])
+def test_straight_path_is_what_the_search_finds_when_the_segment_is_walkable(scene) -> None:
+    """Cross-check of `straight_path` (a surface raycast) against `find_path` (the Polyanya search) on
+    seeded pairs, near and far, over both levels of compound: when it answers, the search finds the same
+    points and length; when it declines, the search's path is not the straight segment (or ends elsewhere)."""
+    from navigation.agent import straight_path
+    from npc_ai.levels import load_level, scene_navmesh
+    from scenes import World
+
+    with World(load_level(scene)) as world:
+        query = NavMeshQuery(scene_navmesh(world).mesh)
+    rng = np.random.default_rng(11)
+    answered = declined = 0
+    for _ in range(300):
+        a = query.random_point(rng)[0]
+        b = a + np.append(rng.uniform(-6, 6, 2), 0.0) if rng.random() < 0.7 else query.random_point(rng)[0]
+        near = query.nearest_point(b, 2.0)
+        if not near.found:
+            continue
+        b = near.point
+        quick, full = straight_path(query, a, b), query.find_path(a, b)
+        straight = float(np.hypot(*(b - a)[:2]))
+        if quick is None:
+            declined += 1
+            walked = float(np.hypot(*np.diff(full.points[:, :2], axis=0).T).sum()) if full.ok else np.inf
+            assert not full.ok or walked > straight + 1e-9 or abs(full.points[-1, 2] - b[2]) > 1e-6
+            continue
+        answered += 1
+        assert full.ok
+        np.testing.assert_allclose(quick.points, full.points, atol=1e-9)
+        assert quick.length == pytest.approx(full.length, abs=1e-9)
+        assert quick.corridor[0] == full.corridor[0]
+    assert answered > 50 and declined > 20
