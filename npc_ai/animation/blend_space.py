@@ -20,7 +20,7 @@ import numpy as np
 from .clip import Pose, blend_poses
 from .errors import AnimationSettingsError
 from .locomotion import LocomotionClip
-from .root_motion import root_motion_deltas
+from .root_motion import RootTracks
 from .sliding import clip_planted_mask, planted_at
 
 
@@ -62,6 +62,11 @@ class BlendSpace1D:
         self._durations = np.array([s.clip.duration for s in samples])
         self._distances = np.array([s.speed * s.clip.duration for s in samples])
         self._planted = tuple(clip_planted_mask(s.clip) for s in samples)
+        self._cycling = np.flatnonzero(self._cycle)  # samples with root motion, in order
+        cycling = [self.samples[i] for i in self._cycling]
+        self._tracks = RootTracks(tuple(s.clip for s in cycling)) if cycling else None
+        self._offsets = np.array([[s.phase_offset] for s in cycling]).reshape(-1, 1)
+        self._cycle_durations = np.array([[s.clip.duration] for s in cycling]).reshape(-1, 1)
 
     def weights(self, speed: float) -> np.ndarray:
         """(n,) weights for ``speed`` [m/s]: linear between neighbouring samples on the normalised axis."""
@@ -172,17 +177,17 @@ class BlendSpace1D:
         rates = self.play_rates(speeds, weights, self.blended_speeds(weights, durations))
         cycling = ~np.isnan(durations)
         dphase = np.where(cycling, rates * dt / np.where(cycling, durations, 1.0), 0.0)
-        delta = np.zeros((phase.shape[0], 3))
-        dyaw = np.zeros(phase.shape[0])
-        for i, s in enumerate(self.samples):
-            if not s.cycle:
-                continue
-            wi = np.where(weights[:, i] > 1e-9, weights[:, i], 0.0)
-            if not wi.any():
-                continue
-            d, y = root_motion_deltas(s.clip, s.time_at(phase), s.time_at(phase + dphase))
-            delta += wi[:, None] * d
-            dyaw += wi * y
+        c = self._cycling
+        if self._tracks is None:
+            return np.zeros((phase.shape[0], 3)), np.zeros(phase.shape[0]), phase % 1.0, rates
+        # every cycling sample's own root displacement over the phase step, all samples in one pass
+        t0 = (phase[None, :] + self._offsets) * self._cycle_durations
+        t1 = (phase[None, :] + dphase[None, :] + self._offsets) * self._cycle_durations
+        d, y = self._tracks.deltas(t0, t1)
+        w = weights[:, c].T
+        w = np.where(w > 1e-9, w, 0.0)  # (C, N)
+        delta = np.einsum("cn,cnk->nk", w, d)
+        dyaw = (w * y).sum(axis=0)
         return delta, dyaw, (phase + dphase) % 1.0, rates
 
     def step(

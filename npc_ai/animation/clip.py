@@ -25,6 +25,26 @@ from .errors import AnimationError, AnimationSettingsError
 from .skeleton import Skeleton, forward_kinematics
 
 
+def frame_coords(
+    t: np.ndarray,
+    duration: float | np.ndarray,
+    fps: float | np.ndarray,
+    n_frames: int | np.ndarray,
+    loop: bool | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where times ``t`` [s] fall in clips of ``duration`` [s], ``fps``, ``n_frames`` and ``loop`` (scalars or
+    arrays broadcasting with t): frame index i, fraction a in [0, 1] toward frame i + 1, and cycle count k
+    (loops wrap and count cycles; one-shot clips clamp, k = 0). One rule for every sampler."""
+    if not np.all(np.isfinite(t)):
+        raise AnimationSettingsError("sample times must be finite")
+    k = np.where(loop, np.floor(t / duration), 0.0)
+    u = np.where(loop, t - k * duration, np.minimum(np.maximum(t, 0.0), duration))
+    x = u * fps
+    i = np.minimum(np.maximum(np.floor(x), 0.0), np.asarray(n_frames) - 2).astype(np.int64)
+    a = np.minimum(np.maximum(x - i, 0.0), 1.0)
+    return i, a, k
+
+
 @dataclass(frozen=True, eq=False)
 class Pose:
     """A pose in the character frame.
@@ -163,20 +183,7 @@ class Clip:
     # ------------------------------------------------------------------ sampling
     def _frame_coords(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Frame index i, fraction a in [0, 1] and cycle count k for times t."""
-        t = np.asarray(t, dtype=float)
-        if not np.all(np.isfinite(t)):
-            raise AnimationSettingsError("sample times must be finite")
-        dur = self.duration
-        if self.loop:
-            k = np.floor(t / dur)
-            u = t - k * dur
-        else:
-            k = np.zeros_like(t)
-            u = np.clip(t, 0.0, dur)
-        x = u * self.fps
-        i = np.minimum(np.maximum(np.floor(x), 0.0), self.n_frames - 2).astype(np.int64)
-        a = np.minimum(np.maximum(x - i, 0.0), 1.0)
-        return i, a, k
+        return frame_coords(np.asarray(t, dtype=float), self.duration, self.fps, self.n_frames, self.loop)
 
     def sample_root(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Root trajectory only at times ``t`` [s]: positions (..., 3) [m] and yaw (...) [rad] (what root

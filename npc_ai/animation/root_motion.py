@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quat
-from .clip import Clip
+from .clip import Clip, frame_coords
 from .errors import AnimationSettingsError
 
 
@@ -105,3 +105,45 @@ def integrate_root_motion(
         [np.zeros((1, 3)), np.cumsum(world, axis=0)]
     )
     return positions, yaws
+
+
+class RootTracks:
+    """The root trajectories of several clips stacked in arrays, sampled all at once: what a blend space
+    needs to move many characters by the root motion of each of its clips in one pass.
+
+    Args:
+        clips: the clips (loops wrap and carry their cycle displacement, as in ``Clip.sample_root``).
+    """
+
+    def __init__(self, clips: tuple[Clip, ...]) -> None:
+        if not clips:
+            raise AnimationSettingsError("root tracks need at least one clip")
+        self.clips = clips
+        counts = np.array([c.n_frames for c in clips])
+        self._start = np.concatenate([[0], np.cumsum(counts)[:-1]])[:, None]  # (C, 1) first row of each
+        self._positions = np.concatenate([c.positions for c in clips])
+        self._yaw = np.concatenate([c.yaw for c in clips])
+        col = (len(clips), 1)
+        self._frames = counts.reshape(col)
+        self._duration = np.array([c.duration for c in clips]).reshape(col)
+        self._fps = np.array([c.fps for c in clips]).reshape(col)
+        self._loop = np.array([c.loop for c in clips]).reshape(col)
+        self._cycle = np.array([c.cycle_displacement if c.loop else np.zeros(3) for c in clips])[:, None, :]
+        self._yaw_cycle = np.array([float(c.yaw[-1] - c.yaw[0]) if c.loop else 0.0 for c in clips])[:, None]
+
+    def deltas(self, t0: np.ndarray, t1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Root motion of every clip from times ``t0`` to ``t1`` (C, N) [s]: delta_local (C, N, 3) [m] in the
+        character frame at t0 and delta_yaw (C, N) [rad] (``root_motion_deltas`` for all clips at once)."""
+        t = np.stack([t0, t1], axis=1)  # (C, 2, N)
+        i, a, k = frame_coords(
+            t, self._duration[:, None], self._fps[:, None], self._frames[:, None], self._loop[:, None]
+        )
+        row = i + self._start[:, None]
+        a3 = a[..., None]
+        pos = (
+            (1 - a3) * self._positions[row]
+            + a3 * self._positions[row + 1]
+            + k[..., None] * self._cycle[:, None]
+        )
+        yaw = (1 - a) * self._yaw[row] + a * self._yaw[row + 1] + k * self._yaw_cycle[:, None]
+        return quat.rotate_yaw(-yaw[:, 0], pos[:, 1] - pos[:, 0]), yaw[:, 1] - yaw[:, 0]

@@ -40,3 +40,29 @@ def test_bad_samples():
     loco = default_locomotion_set()
     with pytest.raises(AnimationSettingsError):
         BlendSpace1D([loco.run, loco.walk])
+
+
+def test_batched_advance_matches_each_clips_own_root_motion(blend) -> None:
+    """`advance` samples every clip's root track in one stacked pass; the weighted sum of each clip's own
+    `root_motion_deltas` (the scalar sampler) over the same phase step must agree, for many characters."""
+    from npc_ai.animation import root_motion_deltas
+
+    rng = np.random.default_rng(5)
+    n, dt = 64, 1 / 60
+    phase = rng.uniform(0, 1, n)
+    speeds = rng.uniform(0, 7, n)
+    weights = blend.weights_of(speeds)
+    weights[::3] = rng.dirichlet(np.ones(weights.shape[1]), len(weights[::3]))  # cross-fade mixtures
+    delta, dyaw, new_phase, rates = blend.advance(phase, dt, speeds, weights)
+    for j in range(n):
+        expect, turn = np.zeros(3), 0.0
+        step = (new_phase[j] - phase[j]) % 1.0
+        for s, w in zip(blend.samples, weights[j], strict=True):
+            if s.cycle and w > 1e-9:
+                t0, t1 = float(s.time_at(phase[j])), float(s.time_at(phase[j] + step))
+                d, y = root_motion_deltas(s.clip, t0, t1)
+                expect += w * d
+                turn += w * float(y)
+        np.testing.assert_allclose(delta[j], expect, atol=1e-9)
+        assert dyaw[j] == pytest.approx(turn, abs=1e-9)
+        assert rates[j] == pytest.approx(blend.play_rate(speeds[j], weights[j]))
