@@ -186,7 +186,7 @@ class Npc:
     # -- percepts --------------------------------------------------------------------------------------
     def wants_probe(self) -> bool:
         """Should the perception phase box-cast for obstacles this tick (wandering, moving, timer due)?"""
-        return self.state == "wander" and self.wants_to_move and self.time >= self.probe_due
+        return self.time >= self.probe_due and self.state == "wander" and self.wants_to_move  # cheapest first
 
     @property
     def wants_to_move(self) -> bool:
