@@ -220,6 +220,8 @@ class NavMeshQuery:
         self._edge_poly = np.repeat(np.arange(mesh.polygon_count), np.diff(off))
         wall = nb < 0
         self._wall_a, self._wall_b = self._edge_a[wall], self._edge_b[wall]
+        self._wall_lo = np.minimum(self._wall_a, self._wall_b)  # (w, 3) AABBs of the wall segments [m]
+        self._wall_hi = np.maximum(self._wall_a, self._wall_b)
         self._wall_poly = self._edge_poly[wall]
         # uniform bucket grid over polygon bounding boxes
         lo = np.minimum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
@@ -348,14 +350,19 @@ class NavMeshQuery:
             z = self._z(q, p[0], p[1])
             best_d, best_p, best_q = (abs(z - p[2]) if has_z else 0.0), np.array([p[0], p[1], z]), q
         if best_d > 0.0:
+            dims = 3 if has_z else 2
+            # only walls whose box lies within the best distance so far can hold a nearer point
+            reach = best_d if math.isfinite(best_d) else math.inf
             sel = (
-                np.ones(len(self._wall_poly), dtype=bool)
-                if island is None
-                else (self.mesh.islands[self._wall_poly] == island)
+                (self._wall_lo[:, :dims] <= p[:dims] + reach).all(axis=1)
+                & (self._wall_hi[:, :dims] >= p[:dims] - reach).all(axis=1)
+                if math.isfinite(reach)
+                else np.ones(len(self._wall_poly), dtype=bool)
             )
+            if island is not None:
+                sel &= self.mesh.islands[self._wall_poly] == island
             if sel.any():
                 a, b = self._wall_a[sel], self._wall_b[sel]
-                dims = 3 if has_z else 2
                 near, _ = _segment_nearest(p[:dims], a[:, :dims], b[:, :dims])
                 d = np.linalg.norm(near - p[:dims], axis=1)
                 i = int(np.argmin(d))
