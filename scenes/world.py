@@ -24,7 +24,7 @@ import numpy as np
 from scenes import depenetration, groups
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import BoxCastHit, box_cast, box_shape
+from scenes.boxcast import BoxCastHit, as_point, box_shape, sweep
 from scenes.build import build_static
 from scenes.errors import WorldError, WorldSettingsError
 from scenes.events import EventLog
@@ -378,24 +378,36 @@ class World:
         Candidates come from one AABB query over the swept box, filtered by `mask` and `ignore`.
         """
         self._check_open()
-        h = np.asarray(list(half_extents), dtype=np.float64)
-        shape = self._box_shape(h)
-        s = np.asarray(list(start), dtype=np.float64)
-        e = np.asarray(list(end), dtype=np.float64)
-        if s.shape != (3,) or e.shape != (3,) or not (np.isfinite(s).all() and np.isfinite(e).all()):
+        h = tuple(map(float, half_extents))
+        # `_box_shape`'s cache, looked up without numpy: its key is the half extents rounded to 9 decimals
+        cached = self._cast_shapes
+        shape = cached.get(h)
+        if shape is None:
+            shape = cached.get(tuple([round(v, 9) for v in h]))
+            if shape is None:
+                shape = self._box_shape(np.asarray(h, dtype=np.float64))
+        s, e = as_point(start), as_point(end)
+        if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
-        reach = float(np.linalg.norm(h)) + 0.01
-        lo = np.minimum(s, e) - reach
-        hi = np.maximum(s, e) + reach
+        turn = float(yaw)
+        c, si = math.cos(turn), math.sin(turn)
+        # the AABB of the yawed box, plus a margin over the cast's tolerance: nothing outside it can touch
+        hx, hy, hz = h
+        ax = abs(c) * hx + abs(si) * hy + 0.01
+        ay = abs(si) * hx + abs(c) * hy + 0.01
+        az = hz + 0.01
+        sx, sy, sz = s
+        ex, ey, ez = e
+        lo = (min(sx, ex) - ax, min(sy, ey) - ay, min(sz, ez) - az)
+        hi = (max(sx, ex) + ax, max(sy, ey) + ay, max(sz, ez) + az)
+        found = pb.getOverlappingObjects(lo, hi, self._cid) or ()
+        self.pybullet_calls["getOverlappingObjects"] += 1
         skip = set(ignore)
         want = -1 if mask is None else int(mask)
-        found = self.client.getOverlappingObjects(lo.tolist(), hi.tolist()) or ()
-        self.pybullet_calls["getOverlappingObjects"] += 1
-        candidates = sorted(
-            {b for b, _link in found if b not in skip and self.groups.get(b, groups.PROP) & want}
-        )
-        q = pb.getQuaternionFromEuler((0.0, 0.0, float(yaw)))
-        return box_cast(self.client, shape, q, s, e, candidates, calls=self.pybullet_calls)
+        kinds = self.groups
+        candidates = sorted({b for b, _link in found if b not in skip and kinds.get(b, groups.PROP) & want})
+        q = (0.0, 0.0, math.sin(0.5 * turn), math.cos(0.5 * turn))  # getQuaternionFromEuler((0, 0, yaw))
+        return sweep(self._cid, shape, q, s, e, candidates, calls=self.pybullet_calls)
 
     def _box_shape(self, half_extents: np.ndarray) -> int:
         """The cached box collision shape of these half extents [m] (made on first use)."""
@@ -485,7 +497,7 @@ class World:
         """Bodies whose AABB overlaps the box [lo, hi] [m], filtered by collision groups (sorted ids)."""
         self._check_open()
         want = -1 if mask is None else int(mask)
-        found = self.client.getOverlappingObjects(list(lo), list(hi)) or ()
+        found = pb.getOverlappingObjects(list(lo), list(hi), self._cid) or ()
         self.pybullet_calls["getOverlappingObjects"] += 1
         return sorted({b for b, _link in found if self.groups.get(b, groups.PROP) & want})
 
