@@ -37,8 +37,6 @@ from scenes._bullet import pybullet as pb
 from scenes.errors import WorldError
 
 _MAX_ITERATIONS = 64
-import os
-_CONVEX_PRUNE = bool(int(os.environ.get('PRUNE', '0')))
 CONTACT_GAP = 1e-12
 """A gap [m] at or under which the box touches an obstacle, whatever its direction of travel."""
 
@@ -157,7 +155,7 @@ def sweep(
             if not points:
                 # all of the body is farther than the rest of the sweep: it stays out of reach from now on
                 continue
-            threat = not _CONVEX_PRUNE
+            in_reach.append(body)
             for p in points:
                 gap = p[8]
                 n = p[7]  # unit normal from the obstacle towards the box
@@ -169,10 +167,6 @@ def sweep(
                     step = gap / closing
                     if step < best_step:
                         best_step, nearest = step, (gap, body, p[6], n)
-                if gap - max(closing, 0.0) * remaining <= tolerance:
-                    threat = True
-            if threat:
-                in_reach.append(body)
         queries += len(active)
         if contact is None and iteration == _MAX_ITERATIONS - 1 and done + best_step < length:
             contact = nearest  # still closing in after every step allowed: stop short of it, on the safe side
