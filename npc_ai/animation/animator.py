@@ -166,7 +166,7 @@ class LocomotionState(AnimState):
         return _Tick(pose, delta[0], float(dyaw[0]))
 
 
-_ROW = np.array([0])
+_ROW = slice(None)  # the one row of the batch, as a view (no gather and scatter)
 
 
 class ActionState(AnimState):

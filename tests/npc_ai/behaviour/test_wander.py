@@ -46,6 +46,7 @@ def wander(scene_name: str, seed: int) -> dict:
         }
 
 
+@pytest.mark.slow  # 10 simulated minutes per scene (~35 s): CI runs it with the slow set
 @pytest.mark.parametrize("scene_name, seed", [("arena", 1), ("warehouse", 2)])
 def test_ten_minutes_of_wandering_touch_no_wall(scene_name: str, seed: int) -> None:
     got = wander(scene_name, seed)
