@@ -110,7 +110,7 @@ class AnimatorBatch:
         if not (np.isfinite(dt) and dt >= 0):
             raise AnimationSettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
         speed = self.smoothed_speed[rows]
-        old = self.gait[rows]
+        old = self.gait[rows].copy()  # a view when rows is a slice: keep the levels before the tick
         new = select_gait_levels(self.gait_speed[rows], old, self.settings.gait)
         changed = new != old
         weights = self.weights[rows]
