@@ -20,7 +20,7 @@ import time as _time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -48,6 +48,19 @@ from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
+
+
+class NpcController(Protocol):
+    """Your own control of one NPC (see `Simulation.control`): called once per tick, in the decide phase,
+    instead of the NPC's state machine. Steer with `npc.walk(speed, heading)` [m/s, rad] or
+    `npc.go_to(point, speed)`; read `npc.sees`, `npc.memory`, `npc.position`, `npc.yaw`. Never step the
+    world from a controller.
+
+    Args:
+        npc: the NPC to steer. time: simulated time [s].
+    """
+
+    def __call__(self, npc: Npc, time: float) -> None: ...
 
 
 class SimulationError(NpcAiError, ValueError):
@@ -172,6 +185,7 @@ class Simulation:
         self._pending: list[tuple[Npc | None, str, dict[str, Any]]] = []
         self._counts: Counter[tuple[str, str]] = Counter()  # (npc, event) -> events recorded, exact
         self._noises: list[Noise] = []
+        self._controllers: dict[int, NpcController] = {}  # NPC index -> its controller (see `control`)
         # archetype settings are validated before anything is spawned
         archetypes: dict[str, BehaviourSettings] = {}
         for spawn in scene.npcs:
@@ -450,9 +464,45 @@ class Simulation:
 
         return gap
 
+    def control(self, npc: str | int, controller: NpcController | None) -> None:
+        """Hand one NPC to your own controller (a learning agent, a script), or give it back (None).
+
+        A controlled NPC still perceives (sight, hearing, alerts: its `sees`, `memory` and `target_point`
+        stay current, and its sightings alert its allies) and still moves through the batched locomotion;
+        only its state machine is skipped: `controller(npc, time)` is called instead of `npc.decide()` in
+        the decide phase, and steers it with `npc.walk(speed, heading)` or `npc.go_to(point, speed)`.
+
+        Raises:
+            SimulationError: an unknown NPC name or index, or a controller that is not callable.
+        """
+        index = self._npc_index(npc)
+        if controller is None:
+            self._controllers.pop(index, None)
+            return
+        if not callable(controller):
+            raise SimulationError(
+                f"an NPC controller must be callable as (npc, time), got {type(controller).__name__}"
+            )
+        self._controllers[index] = controller
+
+    def _npc_index(self, npc: str | int) -> int:
+        if isinstance(npc, str):
+            for n in self.npcs:
+                if n.name == npc:
+                    return n.index
+            raise SimulationError(f"no NPC named {npc!r}; NPCs: {', '.join(n.name for n in self.npcs)}")
+        if isinstance(npc, bool) or not isinstance(npc, int) or not 0 <= npc < len(self.npcs):
+            raise SimulationError(f"NPC index must be an integer in 0..{len(self.npcs) - 1}, got {npc!r}")
+        return npc
+
     def _decide(self) -> None:
+        controllers, t = self._controllers, self.time
         for npc in self.npcs:
-            npc.decide()
+            controller = controllers.get(npc.index)
+            if controller is None:
+                npc.decide()
+            else:
+                controller(npc, t)
         if self.player is not None:
             watchers = [n.eye for n in self.npcs if n.sees]
             eyes = np.array(watchers) if watchers else np.zeros((0, 3))
