@@ -1,0 +1,144 @@
+"""What the single-learner Gymnasium environments share: construction from `EnvConfig` keywords, seeding,
+`reset(options=...)`, action checks, rendering and closing. `StealthEnv` and `GuardEnv` add their role.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from npc_ai.envs.actions import Gaits, action_space, decode
+from npc_ai.envs.config import EnvConfig
+from npc_ai.envs.errors import EnvError, EnvOptionsError
+from npc_ai.envs.match import Match, Tally
+from npc_ai.envs.render import TopDown, check_render_mode, display_available
+
+RENDER_MODES = ["rgb_array", "human"] if display_available() else ["rgb_array"]
+
+
+def make_config(settings: dict[str, Any]) -> EnvConfig:
+    """An `EnvConfig` from keyword arguments, with a typed error for unknown ones."""
+    known = {f.name for f in dataclasses.fields(EnvConfig)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise EnvOptionsError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return EnvConfig(**settings)
+
+
+class RoleEnv(gym.Env[dict[str, Any], Any]):
+    """A Gymnasium env whose learner plays one role in a `Match` (see `StealthEnv`, `GuardEnv`).
+
+    Args:
+        render_mode: None, "rgb_array" (top-down frames) or "human" (the PyBullet GUI; needs a display).
+        **settings: `EnvConfig` fields (scene, guards, difficulty, frame_skip, action_type, ...).
+    Raises:
+        EnvOptionsError: an unknown or bad setting. RenderModeError: a bad render mode.
+    """
+
+    # "human" is listed only where a display exists, so `check_env` can make every listed mode
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 15}  # noqa: RUF012
+    learning_guards: ClassVar[tuple[int, ...]] = ()
+    learning_player: ClassVar[bool] = False
+
+    def __init__(self, render_mode: str | None = None, **settings: Any) -> None:
+        check_render_mode(render_mode, RENDER_MODES)
+        self.config = make_config(settings)
+        self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "render_fps": 1.0 / self.config.step_s}
+        self.action_space = action_space(self.config.action_type)
+        self.observation_space = self._observation_space()
+        self.match = Match(gui=render_mode == "human")
+        self._renderer: TopDown | None = None
+        self._done = False
+
+    # -- the role ------------------------------------------------------------------------------------------
+    def _observation_space(self) -> gym.spaces.Dict:
+        raise NotImplementedError
+
+    def _gaits(self) -> Gaits:
+        raise NotImplementedError
+
+    def _apply(self, speed: float, turn_rate: float) -> None:
+        raise NotImplementedError
+
+    def _observe(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _reward(self, tally: Tally, path_before: float) -> float:
+        raise NotImplementedError
+
+    def _terminated(self) -> bool:
+        raise NotImplementedError
+
+    def _info(self) -> dict[str, Any]:
+        m = self.match
+        assert m.sim is not None
+        return {
+            "time_s": float(m.sim.time),
+            "hits_taken": int(m.hits_taken),
+            "caught": bool(m.caught),
+            "goals_reached": int(m.goal_index),
+            "guards": len(m.sim.npcs),
+        }
+
+    # -- the API ---------------------------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode. options: "scene", "guards", "difficulty" (this episode only; see `EnvConfig`).
+
+        Raises:
+            EnvOptionsError: a bad option; the env keeps its previous episode and can be reset again.
+        """
+        super().reset(seed=seed)
+        config = self.config.with_options(options)
+        sim_seed = int(self.np_random.integers(0, 2**31 - 1))
+        self.match.start(
+            config, sim_seed, learning_guards=self.learning_guards, learning_player=self.learning_player
+        )
+        self._renderer = None
+        self._done = False
+        if self.render_mode == "human":
+            self._aim_gui_camera()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Hold `action` for `frame_skip` ticks.
+
+        Raises:
+            ActionError: an action outside the action space (nothing is stepped).
+            EnvError: step before the first reset.
+        """
+        if self.match.sim is None:
+            raise EnvError("call reset() before step()")
+        speed, turn_rate = decode(action, self.config.action_type, self._gaits())
+        self._apply(speed, turn_rate)
+        path_before = self.match.path_length
+        tally = self.match.advance()
+        obs = self._observe()
+        terminated = self._terminated()
+        truncated = self.match.out_of_time and not terminated
+        return obs, self._reward(tally, path_before), terminated, truncated, self._info()
+
+    def render(self) -> np.ndarray | None:
+        """rgb_array: an (H, W, 3) uint8 top-down frame; human: None (the GUI window shows the world)."""
+        if self.render_mode != "rgb_array" or self.match.sim is None:
+            return None
+        if self._renderer is None:
+            self._renderer = TopDown(self.match)
+        return self._renderer.frame()
+
+    def _aim_gui_camera(self) -> None:
+        sim = self.match.sim
+        assert sim is not None
+        lo, hi = sim.world.static_bounds()
+        centre = (lo + hi) / 2
+        span = float(max(hi[0] - lo[0], hi[1] - lo[1]))
+        self.match.client.resetDebugVisualizerCamera(span * 0.9, 0.0, -70.0, centre.tolist())
+
+    def close(self) -> None:
+        """Disconnect the env's PyBullet client (safe to call twice)."""
+        self.match.close()

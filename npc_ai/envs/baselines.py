@@ -1,0 +1,166 @@
+"""Scripted and random baselines, and the command that measures them (the scores in docs/envs.md):
+
+    python -m npc_ai.envs.baselines [--episodes 5] [--scene arena] [--guards 3]
+
+Scripted policies read only their observation (continuous actions):
+- player: walk along the navmesh path's next corner ("goal" fields 3-4), turning toward it; run while any
+  guard sees it (it is heard, but leaves the view cone sooner).
+- guard: when it sees the player, stand and turn to face it (it fires by itself); when it only knows a
+  last position, run there; otherwise walk, turning away from whatever the forward scan rays hit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from npc_ai.envs.actions import MAX_TURN_RATE
+
+Policy = Callable[[dict[str, Any]], np.ndarray]
+
+
+def _steer(angle: float, gain: float = 4.0) -> float:
+    """Turn action in [-1, 1] toward an egocentric angle [rad]."""
+    return float(np.clip(gain * angle / MAX_TURN_RATE, -1.0, 1.0))
+
+
+def scripted_player(obs: dict[str, Any]) -> np.ndarray:
+    """The scripted Stealth policy (see the module doc); walk 2.0 m/s = action -1 + 2 * 2.0 / 3.5."""
+    goal = obs["goal"]
+    angle = math.atan2(float(goal[4]), float(goal[3]))
+    seen = obs["self"][5] > 0
+    speed = 1.0 if seen else 2.0 * 2.0 / 3.5 - 1.0
+    if abs(angle) > 1.2:  # face the corner before walking off
+        speed = -1.0
+    return np.array([speed, _steer(angle)], dtype=np.float32)
+
+
+def scripted_guard(obs: dict[str, Any]) -> np.ndarray:
+    """The scripted Guard policy (see the module doc)."""
+    t = obs["targets"][0]
+    if t[5] > 0:  # known
+        angle = math.atan2(float(t[1]), float(t[0]))
+        if t[4] > 0:  # visible: stand and aim
+            return np.array([-1.0, _steer(angle, 8.0)], dtype=np.float32)
+        if t[2] > 1.0:
+            return np.array([1.0 if abs(angle) < 0.8 else -1.0, _steer(angle)], dtype=np.float32)
+    scan = obs["scan"]
+    rays = len(scan)
+    ahead = scan[[0, 1 % rays, -1 % rays]].min()
+    if ahead < 2.0:  # turn toward the freer side
+        left, right = scan[1 : rays // 2].mean(), scan[rays // 2 + 1 :].mean()
+        return np.array([-1.0, 1.0 if left >= right else -1.0], dtype=np.float32)
+    return np.array([-0.45, 0.0], dtype=np.float32)  # walk (~0.98 m/s of 3.56)
+
+
+def run_gym(env_id: str, policy: Policy | None, episodes: int, **settings: Any) -> dict[str, float]:
+    """Mean return, success rate and length of `episodes` episodes (seeds 0..episodes-1); None = random."""
+    import gymnasium as gym
+
+    import npc_ai.envs  # noqa: F401 - registers the ids
+
+    env = gym.make(env_id, **settings)
+    env.action_space.seed(0)
+    returns, successes, lengths = [], [], []
+    try:
+        for ep in range(episodes):
+            obs, info = env.reset(seed=ep)
+            total, steps, done = 0.0, 0, False
+            while not done:
+                action = env.action_space.sample() if policy is None else policy(obs)
+                obs, reward, terminated, truncated, info = env.step(action)
+                total += float(reward)
+                steps += 1
+                done = terminated or truncated
+            returns.append(total)
+            lengths.append(steps)
+            successes.append(bool(info.get("success", info.get("caught", False))))
+    finally:
+        env.close()
+    return {
+        "return": float(np.mean(returns)),
+        "success": float(np.mean(successes)),
+        "steps": float(np.mean(lengths)),
+    }
+
+
+def run_guards_v0(policy: Policy | None, episodes: int, **settings: Any) -> dict[str, float]:
+    """Mean team return (summed over guards), catch rate and length for guards_v0 (scripted player)."""
+    from npc_ai.envs import guards_v0
+
+    env = guards_v0.parallel_env(**settings)
+    for a in env.possible_agents:
+        env.action_space(a).seed(0)
+    returns, caught, lengths = [], [], []
+    try:
+        for ep in range(episodes):
+            obs, infos = env.reset(seed=ep)
+            total, steps = 0.0, 0
+            while env.agents:
+                actions = {
+                    a: env.action_space(a).sample() if policy is None else policy(obs[a]) for a in env.agents
+                }
+                obs, rewards, _, _, infos = env.step(actions)
+                total += sum(rewards.values())
+                steps += 1
+            returns.append(total)
+            lengths.append(steps)
+            caught.append(any(i["caught"] for i in infos.values()))
+    finally:
+        env.close()
+    return {
+        "return": float(np.mean(returns)),
+        "success": float(np.mean(caught)),
+        "steps": float(np.mean(lengths)),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m npc_ai.envs.baselines", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--episodes", type=int, default=5)
+    parser.add_argument("--scene", default="arena")
+    parser.add_argument("--guards", type=int, default=3)
+    args = parser.parse_args(argv)
+    settings = {"scene": args.scene, "guards": args.guards}
+    print(
+        f"scene {args.scene}, {args.guards} guards, {args.episodes} episodes (seeds 0..{args.episodes - 1})"
+    )
+    print(f"{'env':<20} {'policy':<9} {'mean return':>12} {'success':>8} {'mean steps':>11}")
+    rows = [
+        (
+            "npc_ai/Stealth-v0",
+            "scripted",
+            lambda: run_gym("npc_ai/Stealth-v0", scripted_player, args.episodes, **settings),
+        ),
+        (
+            "npc_ai/Stealth-v0",
+            "random",
+            lambda: run_gym("npc_ai/Stealth-v0", None, args.episodes, **settings),
+        ),
+        (
+            "npc_ai/Guard-v0",
+            "scripted",
+            lambda: run_gym("npc_ai/Guard-v0", scripted_guard, args.episodes, **settings),
+        ),
+        ("npc_ai/Guard-v0", "random", lambda: run_gym("npc_ai/Guard-v0", None, args.episodes, **settings)),
+        ("guards_v0", "scripted", lambda: run_guards_v0(scripted_guard, args.episodes, **settings)),
+        ("guards_v0", "random", lambda: run_guards_v0(None, args.episodes, **settings)),
+    ]
+    for name, policy, measure in rows:
+        r = measure()
+        print(
+            f"{name:<20} {policy:<9} {r['return']:>12.2f} {r['success']:>8.0%} {r['steps']:>11.0f}",
+            flush=True,
+        )
+    print("success: Stealth = every goal reached uncaught; Guard-v0 and guards_v0 = the player caught")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""`npc_ai/Guard-v0`: the learner is one guard (guard 0): its movement and facing. Its perception is its
+observation; it fires by itself, as a scripted guard does, once it has seen the player for its reaction
+time and faces it within its aim tolerance. The player is scripted (it wanders the level and runs for cover
+when seen); the other guards keep their state machines.
+
+- Observation: `npc_ai.envs.sensing` without "goal"; one target row: the player (its last known position
+  from sight, hearing or an ally's alert, with its age).
+- Action: speed and turn rate (`npc_ai.envs.actions`); top speed is the guard's run speed, walk its walk
+  speed.
+- Reward: `npc_ai.envs.observe` (sight, own hits, the team's catch).
+- Terminates when the player is caught; truncates at `time_limit_s`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from npc_ai.envs.actions import Gaits
+from npc_ai.envs.base import RoleEnv
+from npc_ai.envs.match import Tally
+from npc_ai.envs.observe import guard_reward, observe
+from npc_ai.envs.sensing import observation_space
+
+
+class GuardEnv(RoleEnv):
+    """Guard 0's side (see the module doc). Keywords: `EnvConfig` fields (at least 1 guard)."""
+
+    learning_guards: ClassVar[tuple[int, ...]] = (0,)
+
+    def _observation_space(self) -> gym.spaces.Dict:
+        c = self.config
+        return observation_space(c.rays, c.ray_range, 1, goal=False)
+
+    def _gaits(self) -> Gaits:
+        sim = self.match.sim
+        assert sim is not None
+        s = sim.npcs[0].settings
+        return Gaits(walk=s.walk_speed, run=s.run_speed)
+
+    def _apply(self, speed: float, turn_rate: float) -> None:
+        cmd = self.match.commands[0]
+        cmd.speed, cmd.turn_rate = speed, turn_rate
+
+    def _observe(self) -> dict[str, Any]:
+        return observe(self.match, [0], player=False)[0][0]
+
+    def _reward(self, tally: Tally, path_before: float) -> float:
+        return guard_reward(self.match, tally, 0)
+
+    def _terminated(self) -> bool:
+        return self.match.caught
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        sim = self.match.sim
+        assert sim is not None
+        npc = sim.npcs[0]
+        info.update(shots=int(npc.shots), hits=int(npc.hits), sees=bool(npc.sees))
+        return info

@@ -1,0 +1,184 @@
+"""What an agent observes, as documented spaces in metres, seconds and radians, and the one ray batch per
+env step that feeds every agent's egocentric scan and the learning player's line-of-sight checks.
+
+Egocentric frame: x forward (the agent's facing), y to its left; angles counter-clockwise from forward.
+
+Observation (a `spaces.Dict`, float32 unless said):
+    "scan"      (rays,)        distance to the first thing hit along each horizontal ray [m, 0..ray_range];
+                               ray k points 2*pi*k/rays counter-clockwise from forward, at ray_height.
+    "scan_hit"  (rays,) int    what ray k hit: 0 nothing within range, 1 level, 2 guard, 3 player.
+    "self"      (6,)           SELF_FIELDS: forward and leftward speed [m/s], yaw rate [rad/s, + = left],
+                               time left in the episode [s], hits (taken by the player; dealt by a guard),
+                               alarm (player: guards that see it now; guard: 1 when it sees the player).
+    "targets"   (slots, 9)     TARGET_FIELDS, one row per perceived target (the player's rows: guard i in
+                               slot i; a guard's one row: the player): the last known position, egocentric
+                               [m], its distance [m], its age [s], visible now (0/1), known at all (0/1), its
+                               facing then, egocentric, as cos and sin, and alert (the guard was aiming,
+                               shooting, chasing or searching then: 0/1). Unknown rows are all zero.
+    "goal"      (6,)           GOAL_FIELDS (player only): the current goal, egocentric [m], the navmesh path
+                               length to it [m], the path's next corner, egocentric [m], goals left.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from scenes import World, groups
+
+SELF_FIELDS = ("v_forward", "v_left", "yaw_rate", "time_left", "hits", "alarm")
+TARGET_FIELDS = (
+    "x_forward",
+    "y_left",
+    "distance",
+    "age",
+    "visible",
+    "known",
+    "facing_cos",
+    "facing_sin",
+    "alert",
+)
+GOAL_FIELDS = ("x_forward", "y_left", "path_distance", "corner_x_forward", "corner_y_left", "goals_left")
+FAR = 1000.0  # [m] bound of egocentric positions and distances (positions are clipped to it)
+OLD = 1.0e6  # [s] bound of ages and times
+RAY_CLEARANCE = 0.02  # [m] rays start this far outside the caster's capsule
+HIT_NONE, HIT_LEVEL, HIT_GUARD, HIT_PLAYER = 0, 1, 2, 3
+ALERT_STATES = frozenset({"aim", "shoot", "chase", "search"})
+
+
+def observation_space(rays: int, ray_range: float, slots: int, goal: bool) -> spaces.Dict:
+    """The observation space of one agent (see the module doc)."""
+    f32 = np.float32
+    self_low = np.array([-20.0, -20.0, -100.0, 0.0, 0.0, 0.0], dtype=f32)
+    self_high = np.array([20.0, 20.0, 100.0, OLD, 1000.0, 1000.0], dtype=f32)
+    t_low = np.array([-FAR, -FAR, 0.0, 0.0, 0.0, 0.0, -1.0, -1.0, 0.0], dtype=f32)
+    t_high = np.array([FAR, FAR, FAR, OLD, 1.0, 1.0, 1.0, 1.0, 1.0], dtype=f32)
+    d: dict[str, spaces.Space[Any]] = {
+        "scan": spaces.Box(0.0, float(ray_range), shape=(rays,), dtype=f32),
+        "scan_hit": spaces.MultiDiscrete(np.full(rays, 4, dtype=np.int64)),
+        "self": spaces.Box(self_low, self_high, dtype=f32),
+        "targets": spaces.Box(np.tile(t_low, (slots, 1)), np.tile(t_high, (slots, 1)), dtype=f32),
+    }
+    if goal:
+        g_low = np.array([-FAR, -FAR, 0.0, -FAR, -FAR, 0.0], dtype=f32)
+        g_high = np.array([FAR, FAR, FAR, FAR, FAR, 1000.0], dtype=f32)
+        d["goal"] = spaces.Box(g_low, g_high, dtype=f32)
+    return spaces.Dict(d)
+
+
+def egocentric(points: np.ndarray, origin: np.ndarray, yaw: float) -> np.ndarray:
+    """(k, 2) [x forward, y left] of world points (k, 3) seen from `origin` (3,) facing `yaw` [rad]."""
+    d = np.asarray(points, dtype=np.float64).reshape(-1, 3)[:, :2] - np.asarray(origin)[:2]
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.column_stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1]])
+
+
+def scan_rays(
+    centres: np.ndarray, yaws: np.ndarray, rays: int, ray_range: float, clearance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end points ((a * rays, 3) each) of every agent's scan, agent after agent.
+
+    Args:
+        centres: (a, 3) ray origins [m] (on the body's axis). yaws: (a,) facings [rad].
+        clearance: (a,) how far from the axis each agent's rays start [m] (outside its capsule).
+    """
+    c = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
+    angles = np.asarray(yaws, dtype=np.float64)[:, None] + 2.0 * math.pi * np.arange(rays) / rays
+    direction = np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=-1)  # (a, r, 3)
+    starts = c[:, None, :] + direction * np.asarray(clearance, dtype=np.float64)[:, None, None]
+    ends = c[:, None, :] + direction * ray_range
+    return starts.reshape(-1, 3), ends.reshape(-1, 3)
+
+
+class Senses:
+    """One ray batch per env step: every agent's scan plus any line-of-sight rays, in one `ray_test`.
+
+    Args:
+        world: the episode's world. rays, ray_range, ray_height: the scan's shape [count, m, m].
+    """
+
+    def __init__(self, world: World, rays: int, ray_range: float, ray_height: float) -> None:
+        self.world = world
+        self.rays = rays
+        self.ray_range = ray_range
+        self.ray_height = ray_height
+        top = max(world.groups, default=0)
+        self._kind = np.zeros(top + 2, dtype=np.int64)  # body id -> HIT_* (the last entry: unknown bodies)
+        for body, group in world.groups.items():
+            self._kind[body] = {groups.NPC: HIT_GUARD, groups.PLAYER: HIT_PLAYER}.get(group, HIT_LEVEL)
+        self.batches = 0
+
+    def cast(
+        self,
+        feet: np.ndarray,
+        yaws: np.ndarray,
+        radii: np.ndarray,
+        los_from: np.ndarray | None = None,
+        los_to: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scan for a agents and test k lines of sight, in one batch.
+
+        Args:
+            feet: (a, 3) feet positions [m]. yaws: (a,) facings [rad]. radii: (a,) capsule radii [m].
+            los_from, los_to: (k, 3) ends of line-of-sight rays [m]; the ray must start outside every body.
+        Returns:
+            distances (a, rays) float32 [m], hit kinds (a, rays) int64, and for each line of sight the body
+            it hit first (k,) (-1: nothing).
+        """
+        a = len(feet)
+        centres = np.asarray(feet, dtype=np.float64).reshape(-1, 3) + [0.0, 0.0, self.ray_height]
+        clearance = np.asarray(radii, dtype=np.float64) + RAY_CLEARANCE
+        starts, ends = scan_rays(centres, yaws, self.rays, self.ray_range, clearance)
+        k = 0 if los_from is None else len(los_from)
+        if k:
+            starts = np.concatenate([starts, np.asarray(los_from, dtype=np.float64)])
+            ends = np.concatenate([ends, np.asarray(los_to, dtype=np.float64)])
+        if len(starts) == 0:
+            return np.zeros((0, self.rays), np.float32), np.zeros((0, self.rays), np.int64), np.zeros(0, int)
+        hits = self.world.ray_test(starts, ends)
+        self.batches += 1
+        n = a * self.rays
+        frac = hits.fraction[:n].reshape(a, self.rays)
+        span = self.ray_range - clearance[:, None]
+        distance = np.where(frac < 1.0, clearance[:, None] + frac * span, self.ray_range)
+        body = hits.body[:n].reshape(a, self.rays)
+        lut = self._kind
+        kind = np.where(body >= 0, lut[np.clip(body, 0, len(lut) - 1)], HIT_NONE)
+        kind = np.where((body >= 0) & (kind == HIT_NONE), HIT_LEVEL, kind)
+        return distance.astype(np.float32), kind.astype(np.int64), hits.body[n:].copy()
+
+
+def target_rows(
+    origin: np.ndarray,
+    yaw: float,
+    known: np.ndarray,
+    positions: np.ndarray,
+    ages: np.ndarray,
+    visible: np.ndarray,
+    facings: np.ndarray,
+    alert: np.ndarray,
+) -> np.ndarray:
+    """(slots, 9) float32 target rows (TARGET_FIELDS) seen from `origin` facing `yaw`; rows with
+    known = False are all zero.
+
+    Args:
+        known, visible, alert: (slots,) bool. positions: (slots, 3) last known positions [m].
+        ages: (slots,) [s]. facings: (slots,) the targets' facings then [rad, world].
+    """
+    rows = np.zeros((len(known), len(TARGET_FIELDS)), dtype=np.float64)
+    if len(known) and known.any():
+        ego = np.clip(egocentric(positions, origin, yaw), -FAR, FAR)
+        rel = facings - yaw
+        rows[:, 0:2] = ego
+        rows[:, 2] = np.minimum(np.hypot(ego[:, 0], ego[:, 1]), FAR)
+        rows[:, 3] = np.clip(ages, 0.0, OLD)
+        rows[:, 4] = visible
+        rows[:, 5] = 1.0
+        rows[:, 6] = np.cos(rel)
+        rows[:, 7] = np.sin(rel)
+        rows[:, 8] = alert
+        rows[~known] = 0.0
+    return rows.astype(np.float32)

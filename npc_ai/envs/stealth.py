@@ -1,0 +1,55 @@
+"""`npc_ai/Stealth-v0`: the learner is the player. Reach the goal points in turn through a level patrolled
+by scripted guards (Wander / Patrol / Aim / Chase / Shoot / Search) without being caught.
+
+- Observation: `npc_ai.envs.sensing` with "goal"; the target slots are the guards (slot i = guard i).
+- Action: speed and turn rate (`npc_ai.envs.actions`); top speed 3.5 m/s (running is heard above
+  2.5 m/s), walk 2.0 m/s.
+- Reward: `npc_ai.envs.observe` (progress, goals, detection, hits, caught).
+- Terminates when the last goal is reached or the player is caught (`hits_to_catch` hits, or a guard that
+  sees it within `catch_radius`); truncates at `time_limit_s`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+
+from npc_ai.envs.actions import Gaits
+from npc_ai.envs.base import RoleEnv
+from npc_ai.envs.match import PLAYER_SETTINGS, Tally
+from npc_ai.envs.observe import observe, player_reward
+from npc_ai.envs.sensing import observation_space
+
+
+class StealthEnv(RoleEnv):
+    """The player's side (see the module doc). Keywords: `EnvConfig` fields."""
+
+    learning_player: ClassVar[bool] = True
+
+    def _observation_space(self) -> gym.spaces.Dict:
+        c = self.config
+        return observation_space(c.rays, c.ray_range, c.max_guards, goal=True)
+
+    def _gaits(self) -> Gaits:
+        return Gaits(walk=PLAYER_SETTINGS.speed, run=PLAYER_SETTINGS.run_speed)
+
+    def _apply(self, speed: float, turn_rate: float) -> None:
+        cmd = self.match.player_command
+        assert cmd is not None
+        cmd.speed, cmd.turn_rate = speed, turn_rate
+
+    def _observe(self) -> dict[str, Any]:
+        return observe(self.match, [], player=True)[1]
+
+    def _reward(self, tally: Tally, path_before: float) -> float:
+        return player_reward(self.match, tally, path_before)
+
+    def _terminated(self) -> bool:
+        return self.match.caught or self.match.goals_left == 0
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        info["success"] = self.match.goals_left == 0 and not self.match.caught
+        info["path_to_goal_m"] = float(self.match.path_length)
+        return info
