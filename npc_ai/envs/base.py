@@ -95,10 +95,15 @@ class RoleEnv(gym.Env[dict[str, Any], Any]):
         """
         super().reset(seed=seed)
         config = self.config.with_options(options)
+        state = self.np_random.bit_generator.state
         sim_seed = int(self.np_random.integers(0, 2**31 - 1))
-        self.match.start(
-            config, sim_seed, learning_guards=self.learning_guards, learning_player=self.learning_player
-        )
+        try:
+            self.match.start(
+                config, sim_seed, learning_guards=self.learning_guards, learning_player=self.learning_player
+            )
+        except EnvError:  # as if this reset had not been asked for: the next one draws the same seed
+            self.np_random.bit_generator.state = state
+            raise
         self._renderer = None
         self._done = False
         if self.render_mode == "human":

@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"scene {args.scene}, {args.guards} guards, {args.episodes} episodes (seeds 0..{args.episodes - 1})"
     )
     print(f"{'env':<20} {'policy':<9} {'mean return':>12} {'success':>8} {'mean steps':>11}")
-    rows = [
+    rows: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
         (
             "npc_ai/Stealth-v0",
             "scripted",

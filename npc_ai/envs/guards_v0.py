@@ -98,17 +98,23 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
         Raises:
             EnvOptionsError: a bad option (the env keeps its previous episode).
         """
+        most = len(self._guards_possible())
+        if isinstance(options, dict) and "guards" in options:
+            g = options["guards"]
+            if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= most:
+                raise EnvOptionsError(f"guards must be an integer in 1..{most} for this env, got {g!r}")
         config = self.config.with_options(options)
-        if config.guards is None or not 1 <= config.guards <= len(self._guards_possible()):
-            most = len(self._guards_possible())
-            raise EnvOptionsError(
-                f"guards must be an integer in 1..{most} for this env, got {config.guards!r}"
-            )
+        assert config.guards is not None
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        state = self._rng.bit_generator.state
         sim_seed = int(self._rng.integers(0, 2**31 - 1))
         guards = tuple(range(config.guards))
-        self.match.start(config, sim_seed, learning_guards=guards, learning_player=self.learning_player)
+        try:
+            self.match.start(config, sim_seed, learning_guards=guards, learning_player=self.learning_player)
+        except EnvError:  # as if this reset had not been asked for
+            self._rng.bit_generator.state = state
+            raise
         self.agents = [f"guard_{i}" for i in guards] + ([PLAYER] if self.learning_player else [])
         self._renderer = None
         obs = self._observe()

@@ -1,0 +1,147 @@
+"""The two Gymnasium envs: registered, `check_env`-clean with warnings as errors (every render mode made
+through the spec), observations inside their documented spaces, any scene, the discrete variant."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+
+import npc_ai.envs  # noqa: E402 - after the skip
+from npc_ai.envs import GuardEnv, StealthEnv  # noqa: E402
+from npc_ai.envs.sensing import GOAL_FIELDS, SELF_FIELDS, TARGET_FIELDS  # noqa: E402
+from tests.conftest import MOVINGAI  # noqa: E402
+
+SMALL = {"guards": 2, "rays": 8}
+
+
+@pytest.mark.parametrize("env_id", npc_ai.envs.IDS)
+def test_check_env_passes_with_warnings_as_errors(env_id: str) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(env_id, render_mode="rgb_array", **SMALL)
+    env.reset(seed=0)  # compile any kernels (and their one-off warnings) outside the check
+    env.step(env.action_space.sample())
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(env.unwrapped)  # the unwrapped env still has the spec: every render mode is made
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("cls", [StealthEnv, GuardEnv])
+@pytest.mark.parametrize("action_type", ["continuous", "discrete"])
+def test_observations_stay_in_their_documented_space(cls, action_type: str) -> None:
+    env = cls(action_type=action_type, time_limit_s=2.0, **SMALL)
+    env.action_space.seed(1)
+    obs, _ = env.reset(seed=1)
+    space = env.observation_space
+    assert space["self"].shape == (len(SELF_FIELDS),)
+    assert space["targets"].shape[1] == len(TARGET_FIELDS)
+    assert ("goal" in space.spaces) == (cls is StealthEnv)
+    if cls is StealthEnv:
+        assert space["goal"].shape == (len(GOAL_FIELDS),)
+        assert space["targets"].shape[0] == 8  # one slot per possible guard
+    steps = 0
+    while True:
+        assert space.contains(obs), {k: v for k, v in obs.items() if not space[k].contains(v)}
+        obs, reward, terminated, truncated, _info = env.step(env.action_space.sample())
+        steps += 1
+        assert isinstance(reward, float) and np.isfinite(reward)
+        if terminated or truncated:
+            break
+    assert steps <= env.config.max_steps == 30
+    env.close()
+
+
+def test_the_scan_measures_distances_in_metres() -> None:
+    """Facing a wall of the arena from a known spot, ray 0 reads the gap to it."""
+    env = StealthEnv(guards=0, rays=4, ray_range=40.0)
+    obs, _ = env.reset(seed=0)
+    sim = env.match.sim
+    p = sim.player
+    p.warp((0.0, -10.0, 0.0))
+    env.match.player_command.speed = 0.0
+    for _ in range(30):  # turn to face -Y (south), toward the wall at y = -15
+        env.step(np.array([-1.0, -1.0 if np.sin(p.yaw) > -0.999 else 0.0], dtype=np.float32))
+    obs, *_ = env.step(np.array([-1.0, 0.0], dtype=np.float32))
+    south = obs["scan"][0]
+    gap = p.position[1] - (-15.0)
+    assert obs["scan_hit"][0] == 1  # the level
+    assert south == pytest.approx(gap, abs=0.6)  # the wall's own thickness and the capsule's radius
+    env.close()
+
+
+@pytest.mark.parametrize(
+    "scene",
+    [
+        "warehouse",
+        pytest.param("toml", id="scene-file"),
+        pytest.param("map", id="movingai-map"),
+    ],
+)
+def test_any_scene_works_through_the_reset_options(scene: str, tmp_path: Path) -> None:
+    if scene == "toml":
+        from scenes import BUILTIN_SCENES  # noqa: F401 - the built-in files are TOML like any other
+
+        path = tmp_path / "yard.toml"
+        path.write_text(
+            '[scene]\nname = "yard"\n[floor]\nsize = [24.0, 24.0]\n[[box]]\ncenter = [0.0, 0.0, 1.0]\n'
+            "size = [2.0, 6.0, 2.0]\n",
+            encoding="utf-8",
+        )
+        scene = str(path)
+    elif scene == "map":
+        maps = sorted(MOVINGAI.glob("*.map"), key=lambda p: p.stat().st_size)
+        if not maps:
+            pytest.skip("no MovingAI maps in ../shared/data")
+        scene = str(maps[0])
+    env = StealthEnv(**SMALL)
+    obs, info = env.reset(seed=2, options={"scene": scene, "guards": 1, "difficulty": "hard"})
+    assert info["guards"] == 1
+    assert env.observation_space.contains(obs)
+    obs, *_ = env.step(env.action_space.sample())
+    assert env.observation_space.contains(obs)
+    obs, info = env.reset(seed=2)  # options hold for one episode: back to the constructor's scene
+    assert env.match.sim.scene.name == "arena" and info["guards"] == 2
+    env.close()
+
+
+def test_the_rgb_frame_shows_level_agents_and_cones() -> None:
+    env = GuardEnv(render_mode="rgb_array", **SMALL)
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    colours = {tuple(c) for c in frame.reshape(-1, 3)[::7]}
+    from npc_ai.envs.render import GUARD, NAVMESH, PLAYER
+
+    assert NAVMESH in colours and PLAYER in colours and GUARD["learner"] in colours
+    env.close()
+
+
+def test_human_mode_without_a_display_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from npc_ai.envs import RenderModeError
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    with pytest.raises(RenderModeError, match="needs a display"):
+        StealthEnv(render_mode="human")
+    with pytest.raises(RenderModeError, match="render_mode must be"):
+        StealthEnv(render_mode="ascii")
+
+
+def test_close_twice_is_fine_and_reset_seeds_reproduce() -> None:
+    env = GuardEnv(**SMALL)
+    a, _ = env.reset(seed=5)
+    env.step(env.action_space.sample())
+    b, _ = env.reset(seed=5)
+    for k in a:
+        assert np.array_equal(a[k], b[k])
+    env.close()
+    env.close()
