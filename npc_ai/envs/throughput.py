@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 from gymnasium.utils.performance import benchmark_step
@@ -20,11 +21,11 @@ from gymnasium.utils.performance import benchmark_step
 import npc_ai.envs
 
 
-def measure(env_id: str, seconds: float, **settings: object) -> tuple[float, float, float]:
+def measure(env_id: str, seconds: float, **settings: Any) -> tuple[float, float, float]:
     """(env-steps/s, ms per simulation tick, ms of env work per step) for one id."""
     env = gym.make(env_id, **settings)
     rate = benchmark_step(env, target_duration=seconds, seed=0)  # type: ignore[arg-type]
-    inner = env.unwrapped
+    inner: Any = env.unwrapped
     inner.action_space.seed(0)
     inner.reset(seed=1)
     sim = inner.match.sim
