@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from .blend_space import BlendSpace1D
 from .clip import Pose
 from .errors import AnimationSettingsError
-from .locomotion import GAITS, LocomotionSet, default_locomotion_set, select_gait_levels
+from .locomotion import GAITS, LocomotionSet, default_locomotion_set, gait_thresholds
 
 Rows = np.ndarray | slice
 
@@ -32,11 +33,16 @@ class GaitChanges:
     new: np.ndarray
 
 
-def follow(value: np.ndarray, target: np.ndarray, dt: float, tau: float) -> np.ndarray:
-    """One tick of a first-order low-pass filter with time constant ``tau`` [s] (0 = no filter)."""
-    a = 1.0 if tau <= 0 else min(1.0, dt / tau)
-    out: np.ndarray = value + a * (target - value)
-    return out
+_NO_CHANGES = GaitChanges(
+    np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+)
+_ALL = slice(None)
+
+
+def filter_factor(dt: float, tau: float) -> float:
+    """The factor of one tick ``dt`` [s] of a first-order low-pass filter with time constant ``tau`` [s]:
+    value += factor * (target - value); 1 (no filter) when tau <= 0."""
+    return 1.0 if tau <= 0 else min(1.0, dt / tau)
 
 
 class AnimatorBatch:
@@ -81,6 +87,23 @@ class AnimatorBatch:
         self._fading = np.zeros(n, dtype=bool)
         self._fade_time = np.zeros(n)
         self._fade_elapsed = np.zeros(n)
+        self._all = np.arange(n, dtype=np.int64)
+        self._ups, self._downs = gait_thresholds(s.gait)
+        self.kernel_state = (
+            self.speed,
+            self.smoothed_speed,
+            self.gait_speed,
+            self.gait,
+            self.weights,
+            self._fade_from,
+            self._fading,
+            self._fade_time,
+            self._fade_elapsed,
+            self.free_time,
+            self.phase,
+            self.play_rate,
+        )
+        """The row arrays as `kernels.locomotion_tick` takes them (the same arrays, updated in place)."""
 
     # -- inputs ----------------------------------------------------------------------------------------
     def set_speeds(self, rows: Rows, speeds: np.ndarray) -> None:
@@ -98,51 +121,33 @@ class AnimatorBatch:
             delta_local (m, 3) [m] in each character frame (x forward, y left, z up), delta_yaw (m,) [rad]
             and the gait changes.
         """
-        r = slice(None) if rows is None else rows
         s = self.settings
-        self.smoothed_speed[r] = follow(self.smoothed_speed[r], self.speed[r], dt, s.speed_smoothing_s)
-        self.gait_speed[r] = follow(self.gait_speed[r], self.smoothed_speed[r], dt, s.gait_smoothing_s)
-        return self.tick(dt, r)
+        return self._run(
+            dt, rows, filter_factor(dt, s.speed_smoothing_s), filter_factor(dt, s.gait_smoothing_s)
+        )
 
     def tick(self, dt: float, rows: Rows) -> tuple[np.ndarray, np.ndarray, GaitChanges]:
         """Advance the locomotion of ``rows`` by ``dt`` [s] from their filtered speeds (no filtering):
         gait choice, gait cross-fade, phase and root motion."""
+        return self._run(dt, rows, -1.0, -1.0)
+
+    def _run(
+        self, dt: float, rows: Rows | None, filter_speed: float, filter_gait: float
+    ) -> tuple[np.ndarray, np.ndarray, GaitChanges]:
         if not (np.isfinite(dt) and dt >= 0):
             raise AnimationSettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
-        speed = self.smoothed_speed[rows]
-        old = self.gait[rows].copy()  # a view when rows is a slice: keep the levels before the tick
-        new = select_gait_levels(self.gait_speed[rows], old, self.settings.gait)
-        changed = new != old
-        weights = self.weights[rows]
-        fade_from = self._fade_from[rows]
-        fading = self._fading[rows]
-        fade_time = self._fade_time[rows]
-        elapsed = self._fade_elapsed[rows]
-        if changed.any():
-            fade_from[changed] = weights[changed]
-            fade_time[changed] = self._fades[old[changed], new[changed]]
-            elapsed[changed] = 0.0
-            fading |= changed
-        target = self.blend.weights_of(speed)
-        if fading.any():
-            elapsed = np.where(fading, elapsed + dt, elapsed)
-            a = np.where(
-                fade_time <= 0, 1.0, np.minimum(1.0, elapsed / np.where(fade_time > 0, fade_time, 1.0))
-            )
-            a = np.where(fading, a, 1.0)[:, None]
-            target = (1.0 - a) * fade_from + a * target
-            fading &= a[:, 0] < 1.0
-        delta, dyaw, phase, rates = self.blend.advance(self.phase[rows], dt, speed, target)
-        self.gait[rows] = new
-        self.weights[rows] = target
-        self._fade_from[rows] = fade_from
-        self._fading[rows] = fading
-        self._fade_time[rows] = fade_time
-        self._fade_elapsed[rows] = elapsed
-        self.free_time[rows] += dt
-        self.phase[rows] = phase
-        self.play_rate[rows] = rates
-        index = np.arange(self.n)[rows]
+        whole = rows is None or (isinstance(rows, slice) and rows == _ALL)
+        index = self._all if whole else self._all[rows]
+        m = len(index)
+        delta, dyaw = np.empty((m, 3)), np.empty(m)
+        old, new = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        changes = kernels.locomotion_tick(
+            index, float(dt), filter_speed, filter_gait, self.kernel_state, self._ups, self._downs,
+            self._fades, self.blend.kernel_data, delta, dyaw, old, new,
+        )  # fmt: skip
+        if changes == 0:
+            return delta, dyaw, _NO_CHANGES
+        changed = old != new
         return delta, dyaw, GaitChanges(index[changed], old[changed], new[changed])
 
     # -- outputs ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from .clip import Pose, blend_poses
 from .errors import AnimationSettingsError
 from .locomotion import LocomotionClip
@@ -41,6 +42,19 @@ class BlendResult:
     play_rate: float
 
 
+_NO_TRACKS = (
+    np.zeros((0, 3)),
+    np.zeros(0),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0),
+    np.zeros(0),
+    np.zeros(0, dtype=np.bool_),
+    np.zeros((0, 3)),
+    np.zeros(0),
+)  # `RootTracks.kernel_data` of a blend space without cycling samples
+
+
 class BlendSpace1D:
     """Speed blend space (see the module docstring). Samples must be ordered by increasing speed."""
 
@@ -62,11 +76,24 @@ class BlendSpace1D:
         self._durations = np.array([s.clip.duration for s in samples])
         self._distances = np.array([s.speed * s.clip.duration for s in samples])
         self._planted = tuple(clip_planted_mask(s.clip) for s in samples)
-        self._cycling = np.flatnonzero(self._cycle)  # samples with root motion, in order
+        self._cycling = np.flatnonzero(self._cycle).astype(np.int64)  # samples with root motion, in order
         cycling = [self.samples[i] for i in self._cycling]
-        self._tracks = RootTracks(tuple(s.clip for s in cycling)) if cycling else None
-        self._offsets = np.array([[s.phase_offset] for s in cycling]).reshape(-1, 1)
-        self._cycle_durations = np.array([[s.clip.duration] for s in cycling]).reshape(-1, 1)
+        tracks = RootTracks(tuple(s.clip for s in cycling)).kernel_data if cycling else _NO_TRACKS
+        self.kernel_data = (
+            self.max_speed,
+            np.ascontiguousarray(self.positions, dtype=np.float64),
+            self._cycle.astype(np.bool_),
+            self._durations.astype(np.float64),
+            self._distances.astype(np.float64),
+            self.max_play_rate,
+            self._cycling,
+            np.array([s.phase_offset for s in cycling], dtype=np.float64),
+            np.array([s.clip.duration for s in cycling], dtype=np.float64),
+            tracks,
+        )
+        """What `kernels.blend_advance` takes: max speed [m/s], sample positions on the normalised axis,
+        which samples cycle, their durations [s] and cycle distances [m], the play-rate cap, the cycling
+        samples' indices, phase offsets and durations [s], and their stacked `RootTracks`."""
 
     def weights(self, speed: float) -> np.ndarray:
         """(n,) weights for ``speed`` [m/s]: linear between neighbouring samples on the normalised axis."""
@@ -76,23 +103,8 @@ class BlendSpace1D:
 
     def weights_of(self, speeds: np.ndarray) -> np.ndarray:
         """(N, n) weights for N speeds [m/s] at once (see `weights`)."""
-        n = len(self.samples)
-        speeds = np.asarray(speeds, dtype=np.float64)
-        out = np.zeros((speeds.shape[0], n))
-        if self.max_speed <= 0 or n == 1:
-            out[:, 0] = 1.0
-            return out
-        x = np.clip(speeds / self.max_speed, 0.0, 1.0)
-        k = np.searchsorted(self.positions, x, side="right") - 1
-        top = k >= n - 1
-        k = np.clip(k, 0, n - 2)
-        a = (x - self.positions[k]) / (self.positions[k + 1] - self.positions[k])
-        rows = np.arange(speeds.shape[0])
-        out[rows, k] = 1.0 - a
-        out[rows, k + 1] = a
-        out[top] = 0.0
-        out[top, -1] = 1.0
-        return out
+        v = np.ascontiguousarray(speeds, dtype=np.float64).reshape(-1)
+        return kernels.blend_weights_flat(v, self.max_speed, self.kernel_data[1])
 
     def cycle_duration(self, weights: np.ndarray) -> float | None:
         """Blended cycle length [s] of the cycling clips, None when no cycling clip has weight."""
@@ -101,34 +113,31 @@ class BlendSpace1D:
 
     def cycle_durations(self, weights: np.ndarray) -> np.ndarray:
         """(N,) blended cycle lengths [s] for (N, n) weights; NaN where no cycling clip has weight."""
-        wc = np.where(self._cycle, weights, 0.0)
-        total = wc.sum(axis=1)
-        ok = total > 1e-9
-        return np.where(ok, (wc @ self._durations) / np.where(ok, total, 1.0), np.nan)
+        return self._rates(weights, np.zeros(len(weights)))[0]
+
+    def _rates(self, weights: np.ndarray, speeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`kernels.blend_rate` of N blends: cycle lengths [s], root speeds [m/s] and play rates."""
+        _, _, cycle, durations, distances, max_rate = self.kernel_data[:6]
+        w = np.ascontiguousarray(weights, dtype=np.float64).reshape(-1, len(self.samples))
+        v = np.ascontiguousarray(speeds, dtype=np.float64).reshape(-1)
+        return kernels.blend_rates_flat(w, cycle, durations, distances, v, max_rate)
 
     def blended_speed(self, weights: np.ndarray) -> float:
         """Root speed of the blend at play rate 1 [m/s]."""
         return float(self.blended_speeds(np.asarray(weights, dtype=np.float64)[None])[0])
 
-    def blended_speeds(self, weights: np.ndarray, durations: np.ndarray | None = None) -> np.ndarray:
+    def blended_speeds(self, weights: np.ndarray) -> np.ndarray:
         """(N,) root speeds of (N, n) blends at play rate 1 [m/s] (0 without a cycling clip)."""
-        d = self.cycle_durations(weights) if durations is None else durations
-        ok = ~np.isnan(d)
-        dist = np.where(self._cycle, weights, 0.0) @ self._distances
-        return np.where(ok, dist / np.where(ok, d, 1.0), 0.0)
+        return self._rates(weights, np.zeros(len(weights)))[1]
 
     def play_rate(self, speed: float, weights: np.ndarray) -> float:
         """speed / blended speed, capped at ``max_play_rate``; 1 when the blend has no root motion."""
         w = np.asarray(weights, dtype=np.float64)[None]
         return float(self.play_rates(np.array([float(speed)]), w)[0])
 
-    def play_rates(
-        self, speeds: np.ndarray, weights: np.ndarray, blended: np.ndarray | None = None
-    ) -> np.ndarray:
+    def play_rates(self, speeds: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """(N,) play rates for N speeds [m/s] and (N, n) weights (see `play_rate`)."""
-        b = self.blended_speeds(weights) if blended is None else blended
-        moving = (b >= 1e-6) & (speeds > 0)
-        return np.where(moving, np.minimum(speeds / np.where(moving, b, 1.0), self.max_play_rate), 1.0)
+        return self._rates(weights, speeds)[2]
 
     def planted(self, phase: float, weights: np.ndarray, free_time: float = 0.0) -> np.ndarray:
         """(2,) how planted the (left, right) feet are at ``phase`` [0..1]: each sample's own contact
@@ -173,22 +182,10 @@ class BlendSpace1D:
             and the play rates (N,) applied. Root motion is the weighted sum of each cycling sample's own
             root displacement over the phase step.
         """
-        durations = self.cycle_durations(weights)
-        rates = self.play_rates(speeds, weights, self.blended_speeds(weights, durations))
-        cycling = ~np.isnan(durations)
-        dphase = np.where(cycling, rates * dt / np.where(cycling, durations, 1.0), 0.0)
-        c = self._cycling
-        if self._tracks is None:
-            return np.zeros((phase.shape[0], 3)), np.zeros(phase.shape[0]), phase % 1.0, rates
-        # every cycling sample's own root displacement over the phase step, all samples in one pass
-        t0 = (phase[None, :] + self._offsets) * self._cycle_durations
-        t1 = (phase[None, :] + dphase[None, :] + self._offsets) * self._cycle_durations
-        d, y = self._tracks.deltas(t0, t1)
-        w = weights[:, c].T
-        w = np.where(w > 1e-9, w, 0.0)  # (C, N)
-        delta = np.einsum("cn,cnk->nk", w, d)
-        dyaw = (w * y).sum(axis=0)
-        return delta, dyaw, (phase + dphase) % 1.0, rates
+        p = np.ascontiguousarray(phase, dtype=np.float64).reshape(-1)
+        v = np.ascontiguousarray(speeds, dtype=np.float64).reshape(-1)
+        w = np.ascontiguousarray(weights, dtype=np.float64).reshape(-1, len(self.samples))
+        return kernels.blend_advance_flat(p, float(dt), v, w, self.kernel_data)
 
     def step(
         self,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
-from . import quat
+from . import kernels, quat
 from .errors import AnimationError, AnimationSettingsError
 from .skeleton import Skeleton, forward_kinematics
 
@@ -34,15 +34,21 @@ def frame_coords(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where times ``t`` [s] fall in clips of ``duration`` [s], ``fps``, ``n_frames`` and ``loop`` (scalars or
     arrays broadcasting with t): frame index i, fraction a in [0, 1] toward frame i + 1, and cycle count k
-    (loops wrap and count cycles; one-shot clips clamp, k = 0). One rule for every sampler."""
+    (loops wrap and count cycles; one-shot clips clamp, k = 0). One rule for every sampler
+    (`kernels.frame_coord`)."""
+    t = np.asarray(t, dtype=np.float64)
     if not np.all(np.isfinite(t)):
         raise AnimationSettingsError("sample times must be finite")
-    k = np.where(loop, np.floor(t / duration), 0.0)
-    u = np.where(loop, t - k * duration, np.minimum(np.maximum(t, 0.0), duration))
-    x = u * fps
-    i = np.minimum(np.maximum(np.floor(x), 0.0), np.asarray(n_frames) - 2).astype(np.int64)
-    a = np.minimum(np.maximum(x - i, 0.0), 1.0)
-    return i, a, k
+    parts = np.broadcast_arrays(
+        t,
+        np.asarray(duration, dtype=np.float64),
+        np.asarray(fps, dtype=np.float64),
+        np.asarray(n_frames, dtype=np.int64),
+        np.asarray(loop, dtype=np.bool_),
+    )
+    shape = parts[0].shape
+    i, a, k = kernels.frame_coords_flat(*(np.ascontiguousarray(p).reshape(-1) for p in parts))
+    return i.reshape(shape), a.reshape(shape), k.reshape(shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,15 +207,7 @@ class Clip:
     def _sample_root_scalar(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         if not math.isfinite(t):
             raise AnimationSettingsError("sample times must be finite")
-        dur = self.duration
-        if self.loop:
-            k = math.floor(t / dur)
-            u = t - k * dur
-        else:
-            k, u = 0, min(max(t, 0.0), dur)
-        x = u * self.fps
-        i = min(max(math.floor(x), 0), self.n_frames - 2)
-        a = min(max(x - i, 0.0), 1.0)
+        i, a, k = kernels.frame_coord(t, self.duration, self.fps, self.n_frames, self.loop)
         pos = (1 - a) * self.positions[i] + a * self.positions[i + 1] + k * self.cycle_displacement
         yaw_cycle = float(self.yaw[-1] - self.yaw[0]) if self.loop else 0.0
         yaw = (1 - a) * float(self.yaw[i]) + a * float(self.yaw[i + 1]) + k * yaw_cycle

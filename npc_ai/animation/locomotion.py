@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quat
+from . import kernels, quat
 from .clip import Clip
 from .contacts import ContactSettings, detect_contacts
 from .errors import AnimationError, AnimationSettingsError
@@ -91,15 +91,20 @@ def select_gait_levels(
 ) -> np.ndarray:
     """(N,) gait levels (0 idle, 1 walk, 2 run, 3 sprint; `GAITS` order) for N speeds [m/s] given the
     current levels: up a gait above its ``*_up`` threshold, down below its ``*_down`` (hysteresis)."""
-    s = settings or GaitSettings()
-    ups = np.array([s.walk_up, s.run_up, s.sprint_up, np.inf])
-    downs = np.array([-np.inf, s.walk_down, s.run_down, s.sprint_down])
-    level = np.asarray(current, dtype=np.int64).copy()
-    for _ in range(3):
-        level += speeds > ups[level]
-    for _ in range(3):
-        level -= speeds < downs[level]
-    return level
+    ups, downs = gait_thresholds(settings if settings is not None else GaitSettings())
+    v = np.ascontiguousarray(speeds, dtype=np.float64).reshape(-1)
+    level = np.ascontiguousarray(current, dtype=np.int64).reshape(-1)
+    return kernels.gait_levels_flat(v, level, ups, downs)
+
+
+def gait_thresholds(settings: GaitSettings) -> tuple[np.ndarray, np.ndarray]:
+    """The thresholds of `GaitSettings` by level [m/s]: (ups, downs), each (4,); go up from level i above
+    ups[i], down below downs[i] (ups[3] = inf, downs[0] = -inf)."""
+    s = settings
+    return (
+        np.array([s.walk_up, s.run_up, s.sprint_up, np.inf]),
+        np.array([-np.inf, s.walk_down, s.run_down, s.sprint_down]),
+    )
 
 
 @dataclass(frozen=True, eq=False)

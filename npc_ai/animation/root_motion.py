@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quat
-from .clip import Clip, frame_coords
+from . import kernels, quat
+from .clip import Clip
 from .errors import AnimationSettingsError
 
 
@@ -119,31 +119,30 @@ class RootTracks:
         if not clips:
             raise AnimationSettingsError("root tracks need at least one clip")
         self.clips = clips
-        counts = np.array([c.n_frames for c in clips])
-        self._start = np.concatenate([[0], np.cumsum(counts)[:-1]])[:, None]  # (C, 1) first row of each
-        self._positions = np.concatenate([c.positions for c in clips])
-        self._yaw = np.concatenate([c.yaw for c in clips])
-        col = (len(clips), 1)
-        self._frames = counts.reshape(col)
-        self._duration = np.array([c.duration for c in clips]).reshape(col)
-        self._fps = np.array([c.fps for c in clips]).reshape(col)
-        self._loop = np.array([c.loop for c in clips]).reshape(col)
-        self._cycle = np.array([c.cycle_displacement if c.loop else np.zeros(3) for c in clips])[:, None, :]
-        self._yaw_cycle = np.array([float(c.yaw[-1] - c.yaw[0]) if c.loop else 0.0 for c in clips])[:, None]
+        counts = np.array([c.n_frames for c in clips], dtype=np.int64)
+        self.kernel_data = (
+            np.ascontiguousarray(np.concatenate([c.positions for c in clips]), dtype=np.float64),
+            np.ascontiguousarray(np.concatenate([c.yaw for c in clips]), dtype=np.float64),
+            np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64),  # first row of each clip
+            counts,
+            np.array([c.duration for c in clips], dtype=np.float64),
+            np.array([c.fps for c in clips], dtype=np.float64),
+            np.array([c.loop for c in clips], dtype=np.bool_),
+            np.array([c.cycle_displacement if c.loop else np.zeros(3) for c in clips], dtype=np.float64),
+            np.array([float(c.yaw[-1] - c.yaw[0]) if c.loop else 0.0 for c in clips], dtype=np.float64),
+        )
+        """The stacked tracks as `kernels.root_delta` takes them: positions (F, 3), yaw (F,), first row,
+        frames, duration, fps and loop of each clip, cycle displacement (C, 3) and cycle yaw (C,)."""
 
     def deltas(self, t0: np.ndarray, t1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Root motion of every clip from times ``t0`` to ``t1`` (C, N) [s]: delta_local (C, N, 3) [m] in the
         character frame at t0 and delta_yaw (C, N) [rad] (``root_motion_deltas`` for all clips at once)."""
-        t = np.stack([t0, t1], axis=1)  # (C, 2, N)
-        i, a, k = frame_coords(
-            t, self._duration[:, None], self._fps[:, None], self._frames[:, None], self._loop[:, None]
-        )
-        row = i + self._start[:, None]
-        a3 = a[..., None]
-        pos = (
-            (1 - a3) * self._positions[row]
-            + a3 * self._positions[row + 1]
-            + k[..., None] * self._cycle[:, None]
-        )
-        yaw = (1 - a) * self._yaw[row] + a * self._yaw[row + 1] + k * self._yaw_cycle[:, None]
-        return quat.rotate_yaw(-yaw[:, 0], pos[:, 1] - pos[:, 0]), yaw[:, 1] - yaw[:, 0]
+        a = np.ascontiguousarray(t0, dtype=np.float64)
+        b = np.ascontiguousarray(t1, dtype=np.float64)
+        if a.shape != b.shape or a.ndim != 2 or a.shape[0] != len(self.clips):
+            raise AnimationSettingsError(
+                f"times must be (clips, N) arrays of one shape, got {a.shape} and {b.shape}"
+            )
+        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+            raise AnimationSettingsError("sample times must be finite")
+        return kernels.root_deltas_flat(*self.kernel_data, a, b)
