@@ -1,5 +1,5 @@
-"""Every script in examples/ runs in a fresh interpreter, exits 0 and prints what it promises; every one is
-listed in examples/README.md."""
+"""Every script in examples/ (but those in NOT_RUN, with the reason) runs in a fresh interpreter, exits 0 and
+prints what it promises; every one is listed in examples/README.md."""
 
 from __future__ import annotations
 
@@ -13,7 +13,14 @@ import pytest
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples"
-SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
+ALL_SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
+# scripts the tests do not run, and why
+NOT_RUN = {
+    "07_train_ppo.py": "needs stable-baselines3 and torch (not npc-ai dependencies) and trains for minutes",
+}
+SCRIPTS = [s for s in ALL_SCRIPTS if s not in NOT_RUN]
+# scripts that need the `rl` extra: skipped (not failed) where gymnasium / pettingzoo are not installed
+NEEDS_RL = {"07_research_envs.py"}
 NUMBER = r"\d+\.\d+"
 
 # script -> patterns its output must match (one per line of interest)
@@ -49,6 +56,14 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         r"after close: connected True, bodies 0",
         r"world still open at t = 2\.\d+ s with \d NPC bodies in it",
     ),
+    "07_research_envs.py": (
+        r"observation: \{'scan': \(16,\), 'scan_hit': \(16,\), 'self': \(6,\), "
+        r"'targets': \(8, 9\), 'goal': \(6,\)\}",
+        rf"episode: return -?{NUMBER}, goals \d, caught (True|False), t {NUMBER} s",
+        r"frame: \(\d+, \d+, 3\)",
+        r"vector: scan \(3, 16\) rewards \(3,\)",
+        r"guards_v0 agents: guard_0, guard_1, player",
+    ),
 }
 
 
@@ -71,6 +86,9 @@ def test_every_example_has_expectations() -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_example_runs_and_prints_what_it_promises(script: str) -> None:
+    if script in NEEDS_RL:
+        pytest.importorskip("gymnasium")
+        pytest.importorskip("pettingzoo")
     out = run(script)
     for pattern in EXPECTED.get(script, ()):
         assert re.search(pattern, out), f"{script}: no line matches {pattern!r} in:\n{out}"
@@ -86,17 +104,18 @@ def test_movingai_example_runs_on_a_benchmark_map(movingai_dir: Path) -> None:
 
 def test_every_example_is_listed_in_the_readme() -> None:
     readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
-    missing = [s for s in SCRIPTS if f"[`{s}`]({s})" not in readme]
+    missing = [s for s in ALL_SCRIPTS if f"[`{s}`]({s})" not in readme]
     assert not missing, f"examples/README.md does not list: {missing}"
     listed = set(re.findall(r"\[`([\w.]+\.py)`\]", readme))
-    assert listed <= set(SCRIPTS), f"examples/README.md lists missing scripts: {listed - set(SCRIPTS)}"
+    stale = listed - set(ALL_SCRIPTS)
+    assert not stale, f"examples/README.md lists missing scripts: {stale}"
 
 
 def test_examples_use_only_the_public_api() -> None:
     """No private names (`_x`) and no internal modules: the top-level packages and their public
     sub-packages only."""
-    public = {"npc_ai", "npc_ai.levels", "npc_ai.sim", "scenes", "navigation"}
-    for script in SCRIPTS:
+    public = {"npc_ai", "npc_ai.levels", "npc_ai.sim", "npc_ai.envs", "scenes", "navigation"}
+    for script in ALL_SCRIPTS:
         text = (EXAMPLES / script).read_text(encoding="utf-8")
         for module in re.findall(r"^\s*(?:from|import) ([\w.]+)", text, flags=re.MULTILINE):
             root = module.split(".")[0]

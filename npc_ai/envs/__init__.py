@@ -15,6 +15,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from npc_ai.envs.actions import MAX_TURN_RATE
+from npc_ai.envs.baselines import scripted_guard, scripted_player
 from npc_ai.envs.config import DIFFICULTIES, EnvConfig
 from npc_ai.envs.errors import ActionError, EnvError, EnvOptionsError, RenderModeError
 from npc_ai.envs.guard import GuardEnv
@@ -49,4 +50,6 @@ __all__ = [
     "RenderModeError",
     "RewardWeights",
     "StealthEnv",
+    "scripted_guard",
+    "scripted_player",
 ]

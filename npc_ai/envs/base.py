@@ -42,10 +42,11 @@ class RoleEnv(gym.Env[dict[str, Any], Any]):
     metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 15}  # noqa: RUF012
     learning_guards: ClassVar[tuple[int, ...]] = ()
     learning_player: ClassVar[bool] = False
+    defaults: ClassVar[dict[str, Any]] = {}  # this role's own defaults, under the caller's settings
 
     def __init__(self, render_mode: str | None = None, **settings: Any) -> None:
         check_render_mode(render_mode, RENDER_MODES)
-        self.config = make_config(settings)
+        self.config = make_config({**self.defaults, **settings})
         self.render_mode = render_mode
         self.metadata = {**type(self).metadata, "render_fps": 1.0 / self.config.step_s}
         self.action_space = action_space(self.config.action_type)

@@ -34,7 +34,8 @@ class EnvConfig:
             a MovingAI `.map` file, or a `scenes.Scene`.
         guards: how many guards [0..max_guards]; None = the scene's own NPC spawns (capped at max_guards).
         max_guards: guard slots in the observation (and PettingZoo's `possible_agents`) [>= 1].
-        difficulty: "easy", "normal" (the scene's archetypes) or "hard" (see `DIFFICULTIES`).
+        difficulty: "easy", "normal" (the scene's archetypes) or "hard" (see `DIFFICULTIES`); applies to the
+            scripted guards (a learning guard keeps the scene's senses).
         tick_hz: physics and behaviour ticks per simulated second [10..600].
         frame_skip: ticks per env step (the action is held for all of them) [>= 1].
         time_limit_s: an episode is truncated after this much simulated time [s, > 0].

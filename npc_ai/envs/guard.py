@@ -1,7 +1,8 @@
 """`npc_ai/Guard-v0`: the learner is one guard (guard 0): its movement and facing. Its perception is its
 observation; it fires by itself, as a scripted guard does, once it has seen the player for its reaction
 time and faces it within its aim tolerance. The player is scripted (it wanders the level and runs for cover
-when seen); the other guards keep their state machines.
+when seen); the other guards, if any (`guards` > 1; the default is the learner alone), keep their state
+machines. The difficulty applies to the scripted guards only.
 
 - Observation: `npc_ai.envs.sensing` without "goal"; one target row: the player (its last known position
   from sight, hearing or an ally's alert, with its age).
@@ -25,9 +26,12 @@ from npc_ai.envs.sensing import observation_space
 
 
 class GuardEnv(RoleEnv):
-    """Guard 0's side (see the module doc). Keywords: `EnvConfig` fields (at least 1 guard)."""
+    """Guard 0's side (see the module doc). Keywords: `EnvConfig` fields (at least 1 guard; 1 by default:
+    the learner alone against the player)."""
 
     learning_guards: ClassVar[tuple[int, ...]] = (0,)
+    # alone by default: with scripted allies the player is mostly caught by them, whatever the learner does
+    defaults: ClassVar[dict[str, Any]] = {"guards": 1}
 
     def _observation_space(self) -> gym.spaces.Dict:
         c = self.config

@@ -116,9 +116,10 @@ class Match:
         self.rng = np.random.default_rng(seed)
         self.senses = Senses(sim.world, config.rays, config.ray_range, config.ray_height)
         tweaks = DIFFICULTIES[config.difficulty]
-        if tweaks:
+        if tweaks:  # the scripted guards' difficulty; a learner keeps the scene's senses
             for npc in sim.npcs:
-                npc.settings = _tweaked(npc.settings, tweaks)
+                if npc.index not in learning_guards:
+                    npc.settings = _tweaked(npc.settings, tweaks)
         self.commands = {g: Command() for g in learning_guards}
         for g in learning_guards:
             sim.control(g, self._guard_controller(g))
@@ -129,6 +130,8 @@ class Match:
         n = len(sim.npcs)
         self.steps = 0
         self.caught = False
+        self.just_caught = False
+        self.caught_by: set[int] = set()  # the guards credited with the catch
         self.tally = Tally(guard_sight_s=np.zeros(n), hits=np.zeros(n, dtype=np.int64))
         self._hits_before = np.zeros(n, dtype=np.int64)
         self.hits_taken = 0
@@ -222,7 +225,16 @@ class Match:
         touching = cfg.catch_radius > 0 and any(
             npc.sees and float(np.hypot(*(npc.position - here)[:2])) <= cfg.catch_radius for npc in sim.npcs
         )
-        self.caught = self.hits_taken >= cfg.hits_to_catch or touching
+        was = self.caught
+        self.caught = was or self.hits_taken >= cfg.hits_to_catch or touching
+        self.just_caught = self.caught and not was
+        if self.just_caught:  # credit: every guard that hit the player this episode, or touched it now
+            self.caught_by = {
+                npc.index
+                for npc in sim.npcs
+                if npc.hits > 0
+                or (npc.sees and float(np.hypot(*(npc.position - here)[:2])) <= cfg.catch_radius)
+            }
         return self.tally
 
     @property

@@ -6,9 +6,11 @@ lines of sight to the guards in its view) and returns each agent's observation d
 
 Rewards per env step (`RewardWeights` holds the numbers):
 - player (Stealth): progress (metres of navmesh path to the goal gained) x `progress`, + `goal` per goal
-  reached, - `detected` per second seen by any guard, - `hit` per hit taken, - `caught` once when caught.
-- guard: + `sight` per second it sees the player, + `hit` per hit it scores, + `catch` once when the
-  player is caught (by anyone: the guards are a team).
+  reached, - `detected` per second seen by at least one guard, - `hit` per hit taken, - `caught` once,
+  on the step it is caught.
+- guard: + `sight` per second it sees the player, + `guard_hit` per hit it scores, + `catch` once when
+  the player is caught, to each guard credited with the catch (it hit the player during the episode, or it
+  sees the player within `catch_radius` at that moment).
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def player_reward(match: Match, tally: Tally, path_before: float, w: RewardWeigh
         - w.detected * tally.seen_s
         - w.hit * int(tally.hits.sum())
     )
-    if match.caught:
+    if match.just_caught:
         r -= w.caught
     return float(r)
 
@@ -144,6 +146,6 @@ def player_reward(match: Match, tally: Tally, path_before: float, w: RewardWeigh
 def guard_reward(match: Match, tally: Tally, g: int, w: RewardWeights = WEIGHTS) -> float:
     """Guard g's reward for the step just taken (see the module doc)."""
     r = w.sight * float(tally.guard_sight_s[g]) + w.guard_hit * int(tally.hits[g])
-    if match.caught:
+    if match.just_caught and g in match.caught_by:
         r += w.catch
     return float(r)
