@@ -17,13 +17,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from navigation import arguments
+from navigation.agent_kernels import (
+    CORNER_EPS,
+    MIN_CORNER_SPEED,
+    corridor_polygon,
+    edge_table,
+    path_tail,
+    ramp,
+    remaining_distance,
+    segment_distance,
+    speed_limit,
+    walk_path,
+)
 from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.funnel import drop_collinear, lift_path
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
-CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
-MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
+__all__ = ["CORNER_EPS", "MIN_CORNER_SPEED", "AgentSettings", "NavAgent"]
 
 
 def _positive(name: str, value: float, unit: str, *, zero_ok: bool = False) -> None:
@@ -77,13 +88,6 @@ def _point(p: object, what: str) -> np.ndarray:
     return arguments.point(p, what)
 
 
-def _segment_distance_xy(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    ab = b[:2] - a[:2]
-    denom = float(ab @ ab)
-    t = 0.0 if denom == 0 else min(1.0, max(0.0, float((p[:2] - a[:2]) @ ab) / denom))
-    return float(np.linalg.norm(a[:2] + t * ab - p[:2]))
-
-
 # -- rules shared by NavAgent and navigation.agent_batch.AgentBatch (one implementation of each) -------
 def nearest_on_mesh(query: NavMeshQuery, p: object, what: str, snap_distance: float) -> np.ndarray | None:
     """`p` (2 or 3 numbers [m]) snapped onto the mesh, or None when farther than `snap_distance` [m]."""
@@ -120,6 +124,20 @@ def move_on_surface(
     if slide.valid:
         return slide.point if slide.walkable else stop
     return start.copy()
+
+
+def coast(
+    query: NavMeshQuery,
+    start: np.ndarray,
+    velocity: np.ndarray,
+    speed: float,
+    dt: float,
+    snap_distance: float,
+) -> np.ndarray:
+    """Where an agent without a path that brakes from `velocity` [m/s] to `speed` [m/s] ends after `dt` [s]:
+    along its heading from `start` [m], on the mesh (`move_on_surface`)."""
+    heading = velocity / max(float(np.hypot(velocity[0], velocity[1])), 1e-12)
+    return move_on_surface(query, start, start + heading * speed * dt, snap_distance)
 
 
 def surface_point(
@@ -244,7 +262,11 @@ class NavAgent:
         self._next = self._snap(position, "start position")
         self._position = self._next.copy()
         self._destination: np.ndarray | None = None
-        self._path: PathResult | None = None
+        self._edges = edge_table(query.mesh)
+        self._path_result: PathResult | None = None
+        self._pts: np.ndarray | None = None  # the usable path's points [m]
+        self._tail = np.zeros(0)  # horizontal path length from each path point to the end [m]
+        self._corridor = np.zeros(0, dtype=np.int64)  # the path's corridor polygon ids
         self._corner = 1
         self._poly = 0  # index in the path's corridor of the polygon the agent was last in
         self.repaths = 0
@@ -288,6 +310,18 @@ class NavAgent:
         return self._path
 
     @property
+    def _path(self) -> PathResult | None:
+        return self._path_result
+
+    @_path.setter
+    def _path(self, path: PathResult | None) -> None:
+        self._path_result = path
+        usable = path is not None and path.status is not QueryStatus.INVALID
+        self._pts = path.points if path is not None and usable else None
+        self._tail = path_tail(self._pts) if self._pts is not None else np.zeros(0)
+        self._corridor = np.asarray(() if path is None else path.corridor, dtype=np.int64)
+
+    @property
     def path_status(self) -> QueryStatus | None:
         """SUCCESS, PARTIAL (goal unreachable: the path ends at the nearest reachable point) or INVALID."""
         return None if self._path is None else self._path.status
@@ -298,9 +332,7 @@ class NavAgent:
 
     def _points(self) -> np.ndarray | None:
         """The current path's points, None without a usable (non-INVALID) path."""
-        if self._path is None or self._path.status is QueryStatus.INVALID:
-            return None
-        return self._path.points
+        return self._pts
 
     @property
     def corners(self) -> np.ndarray:
@@ -317,11 +349,10 @@ class NavAgent:
     @property
     def remaining_distance(self) -> float:
         """Path length from `next_position` to the end of the path [m] (0 without a path)."""
-        c = self.corners
-        if len(c) == 0:
+        pts = self._points()
+        if pts is None:
             return 0.0
-        pts = np.vstack([self._next[None, :2], c[:, :2]])
-        return float(np.linalg.norm(np.diff(pts, axis=0), axis=1).sum())
+        return remaining_distance(pts, self._tail, len(pts), self._corner, self._next[0], self._next[1])
 
     @property
     def speed(self) -> float:
@@ -402,17 +433,15 @@ class NavAgent:
         dt = arguments.seconds(dt, "dt")
         s = self.settings
         start = self._next
-        speed = self.speed
-        moving = self.has_path and not self.is_stopped and not self.arrived
-        target = self._speed_limit() if moving else 0.0
-        dv = s.acceleration * dt
-        speed = min(target, speed + dv) if target >= speed else max(target, speed - dv)
+        has_path = self.has_path
+        remaining = self.remaining_distance
+        moving = has_path and not self.is_stopped and remaining > s.stopping_distance + 1e-9
+        target = self._speed_limit(remaining) if moving else 0.0
+        speed = ramp(self.speed, target, s.acceleration * dt)
         if moving:
-            budget = min(speed * dt, max(0.0, self.remaining_distance - s.stopping_distance))
-            self._walk_path(budget)
-        elif speed > 0.0 and not self.has_path:  # braking without a path: coast along the heading
-            heading = self.velocity / max(self.speed, 1e-12)
-            self._next = self._move_on_surface(start, start + heading * speed * dt)
+            self._walk_path(min(speed * dt, max(remaining - s.stopping_distance, 0.0)))
+        elif speed > 0.0 and not has_path:  # braking without a path: coast along the heading
+            self._next = coast(self.query, start, self.velocity, speed, dt, s.snap_distance)
         self.velocity = (self._next - start) / dt
         self.velocity[2] = 0.0
         if self.update_rotation and self.speed > 1e-3:
@@ -422,45 +451,36 @@ class NavAgent:
         self._check_corridor()
         return self._next.copy()
 
-    def _speed_limit(self) -> float:
-        """Top speed allowed now: the set speed, braking for the end and for the next sharp corner."""
+    def _speed_limit(self, remaining: float | None = None) -> float:
+        """Top speed allowed now: the set speed, braking for the end and for the next sharp corner
+        (`agent_kernels.speed_limit`); `remaining` [m] is the remaining distance when known."""
         s = self.settings
-        limit = s.speed
-        if s.auto_braking:
-            left = max(0.0, self.remaining_distance - s.stopping_distance)
-            limit = min(limit, math.sqrt(2.0 * s.acceleration * left))
-        c = self.corners
-        if len(c) >= 2:
-            a = c[0, :2] - self._next[:2]
-            b = c[1, :2] - c[0, :2]
-            na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-            if na > 1e-9 and nb > 1e-9:
-                cos_turn = float(a @ b) / (na * nb)
-                corner_speed = s.speed * max(MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
-                limit = min(limit, math.sqrt(corner_speed**2 + 2.0 * s.acceleration * na))
-        return limit
+        pts = self._points()
+        if pts is None:
+            pts = np.zeros((0, 3))
+        rem = self.remaining_distance if remaining is None else remaining
+        x, y = self._next[0], self._next[1]
+        return speed_limit(
+            pts,
+            len(pts),
+            self._corner,
+            x,
+            y,
+            rem,
+            s.speed,
+            s.acceleration,
+            s.stopping_distance,
+            s.auto_braking,
+        )
 
     def _walk_path(self, distance: float) -> None:
         """Move `distance` metres along the remaining path corners, consuming the corners passed."""
         pts = self._points()
         if pts is None:
             return
-        pos = self._next
-        while self._corner < len(pts):
-            corner = pts[self._corner]
-            seg = float(np.hypot(*(corner[:2] - pos[:2])))
-            if seg <= distance + CORNER_EPS and (distance > 1e-12 or seg <= 1e-12):
-                pos = corner.copy()  # also the top of a step: a corner straight above the last one
-                distance = max(0.0, distance - seg)
-                if self._corner == len(pts) - 1:
-                    break
-                self._corner += 1
-            elif distance > 1e-12:
-                pos = self._on_surface(pos + (corner - pos) * (distance / seg))
-                distance = 0.0
-            else:
-                break
-        self._next = pos
+        pos = self._next.copy()
+        self._corner, between = walk_path(pts, len(pts), self._corner, pos, distance)
+        self._next = self._on_surface(pos) if between else pos
 
     # -- internals -----------------------------------------------------------------------------------
     def _snap(self, p: object, what: str) -> np.ndarray:
@@ -474,7 +494,13 @@ class NavAgent:
         return self._path
 
     def _on_surface(self, p: np.ndarray) -> np.ndarray:
-        """`p`, a point of the path, on the surface of the corridor polygon it is in (`surface_point`)."""
+        """`p`, a point of the path, on the surface of the corridor polygon it is in (`surface_point`; the
+        agent's polygon and the next few tried compiled first)."""
+        x, y = float(p[0]), float(p[1])
+        k = corridor_polygon(self._corridor, len(self._corridor), self._poly, x, y, self._edges)
+        if k >= 0:
+            self._poly = k
+            return np.array([x, y, self.query.mesh.height_at(int(self._corridor[k]), x, y)])
         path = self._path
         point, self._poly = surface_point(self.query, None if path is None else path.corridor, self._poly, p)
         return point
@@ -489,7 +515,8 @@ class NavAgent:
             return
         a = pts[self._corner - 1] if self._corner - 1 < len(pts) else pts[-1]
         b = pts[min(self._corner, len(pts) - 1)]
-        if _segment_distance_xy(self._next, a, b) > self.settings.corridor_tolerance:
+        off = segment_distance(self._next[0], self._next[1], a[0], a[1], b[0], b[1])
+        if off > self.settings.corridor_tolerance:
             self._replan(self._destination)
 
     def _turn_toward(self, heading: float, dt: float) -> None:

@@ -2,75 +2,37 @@
 
 `AgentBatch` behaves as N independent `NavAgent`s with `update_position` and `update_rotation` off (the
 caller moves the characters and may pull the agents with `set_next_position` / `follow`): the same paths,
-speed ramps, corner rule, surface heights and re-planning, to round-off. The tick is vectorised over the
-agents; the rare events (planning, a walk stopped by a wall, braking without a path, a point outside the
-agent's next few corridor polygons) use the per-agent rules of `navigation.agent`, shared with NavAgent.
-Rows are agent indices 0..n-1. Bad arguments raise NavMeshError naming the argument.
+speed ramps, corner rule, surface heights and re-planning. The tick is one compiled loop over the agents
+(`navigation.agent_kernels`, whose per-agent rules NavAgent calls too); the rare events (planning, a walk
+stopped by a wall, braking without a path, a point outside the agent's next few corridor polygons) use the
+per-agent rules of `navigation.agent`, shared with NavAgent. Rows are agent indices 0..n-1. Bad arguments
+raise NavMeshError naming the argument.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from navigation import agent_kernels as kernels
 from navigation import arguments
 from navigation.agent import (
-    CORNER_EPS,
-    MIN_CORNER_SPEED,
     AgentSettings,
+    coast,
     move_on_surface,
     nearest_on_mesh,
     retarget,
     snap_to_mesh,
     surface_point,
 )
+from navigation.agent_kernels import UNKNOWN, WINDOW, edge_table, path_tail
 from navigation.errors import NavMeshError
-from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
-WINDOW = 4  # corridor polygons tried vectorised for a path point's height: the agent's and the next 3
-UNKNOWN = -2  # `poly_id` of an agent whose polygon is not known (looked up on the next `follow`)
-_INSIDE = 4.0  # `follow` keeps the polygon of a point this many length epsilons inside all its edges
-
-
-class _Edges:
-    """Every polygon's edges, padded to the largest polygon, as one (6, P, V) array: per edge its start
-    (ax, ay), its vector (ex, ey), the `NavMeshQuery._contains` bound and the bound of "well inside"."""
-
-    def __init__(self, mesh: NavMesh) -> None:
-        loops, eps = mesh.loops, mesh.length_epsilon
-        self.table = np.zeros((6, mesh.polygon_count, max(len(xy) for xy in loops.xy)))
-        self.table[4:] = -np.inf  # the padding edges (0, 0) always pass
-        for q, xy in enumerate(loops.xy):
-            for i, (x0, y0) in enumerate(xy):
-                x1, y1 = xy[(i + 1) % len(xy)]
-                length = math.hypot(x1 - x0, y1 - y0)  # as `_contains` computes it, for the same verdicts
-                self.table[:, q, i] = (x0, y0, x1 - x0, y1 - y0, -eps * length, _INSIDE * eps * length)
-
-    def inside(self, q: np.ndarray, x: np.ndarray, y: np.ndarray, *, strict: bool = False) -> np.ndarray:
-        """(n,) bool: polygon q[j] holds (x[j], y[j]), exactly as `NavMeshQuery._contains` (`strict`: at
-        least `_INSIDE` length epsilons inside every edge)."""
-        ax, ay, ex, ey, bound, inner = self.table.take(q, axis=1)
-        cross = ex * (y[:, None] - ay) - ey * (x[:, None] - ax)
-        return (cross >= (inner if strict else bound)).all(axis=1)  # type: ignore[no-any-return]
-
-
-_EDGES: weakref.WeakKeyDictionary[NavMesh, _Edges] = weakref.WeakKeyDictionary()
-
-
-def _edges(mesh: NavMesh) -> _Edges:
-    if mesh not in _EDGES:
-        _EDGES[mesh] = _Edges(mesh)
-    return _EDGES[mesh]
-
-
-def _norm_xy(d: np.ndarray) -> np.ndarray:
-    """(n,) horizontal lengths of (n, >=2) vectors, computed as `np.linalg.norm(d[:, :2], axis=1)`."""
-    return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])  # type: ignore[no-any-return]
+__all__ = ["UNKNOWN", "WINDOW", "AgentBatch"]
 
 
 class AgentBatch:
@@ -113,7 +75,7 @@ class AgentBatch:
         n = len(starts)
         self.query = query
         self._settings = _settings_list(settings, n)
-        self._edges = _edges(query.mesh)
+        self._edges = edge_table(query.mesh)  # (6, P, V) the polygons' edges
         self._all = np.arange(n)
         s = self._settings
         self.top_speed = np.array([a.speed for a in s], dtype=np.float64)
@@ -124,10 +86,9 @@ class AgentBatch:
         self.repath_tolerance = np.array([a.repath_tolerance for a in s], dtype=np.float64)
         self.snap_distance = np.array([a.snap_distance for a in s], dtype=np.float64)
         self.auto_braking = np.array([a.auto_braking for a in s], dtype=bool)
-        self._two_acc = 2.0 * self.acceleration  # [m/s^2] for the braking speeds
-        self._no_brake = np.where(self.auto_braking, 0.0, np.inf)  # [m/s] added to the braking speed
-        self._arrive = self.stopping_distance + 1e-9  # [m] arrived within this remaining distance
-        self._planes = np.ascontiguousarray(query.mesh.planes.T)  # (3, P): z = a x + b y + c
+        self._planes = np.ascontiguousarray(query.mesh.planes, dtype=np.float64)  # (P, 3): z = a x + b y + c
+        self._status = np.zeros(n, dtype=np.int64)  # the kernels' per-row statuses
+        self._speeds = np.zeros(n)  # [m/s] the kernels' new speeds
         self.yaw = np.zeros(n) if yaws is None else _angles(yaws, n)
         self.next_position = np.zeros((n, 3))
         for i, p in enumerate(starts):
@@ -181,7 +142,18 @@ class AgentBatch:
     def remaining_distance(self, rows: object = None) -> np.ndarray:
         """Path length from `next_position` to the end of the path [m] of each row (0 without a path)."""
         r = self._rows(rows)
-        return self._remaining(r, self.next_position[r])[0]
+        out = np.empty(len(r))
+        kernels.remaining_rows(
+            r,
+            self.next_position,
+            self.path_corners,
+            self._tail,
+            self.corner,
+            self.path_len,
+            self.has_path,
+            out,
+        )
+        return out
 
     @property
     def arrived(self) -> np.ndarray:
@@ -192,6 +164,8 @@ class AgentBatch:
     def set_top_speed(self, i: int, speed: float) -> None:
         """Set agent `i`'s top speed [m/s, > 0] (NavSettingsError like AgentSettings otherwise)."""
         i = self._row(i)
+        if isinstance(speed, float) and speed == self._settings[i].speed:  # no change (a valid speed)
+            return
         self._settings[i] = dataclasses.replace(self._settings[i], speed=speed)
         self.top_speed[i] = self._settings[i].speed
 
@@ -251,7 +225,7 @@ class AgentBatch:
             self.next_position[i] = move_on_surface(self.query, start, t[j], self._settings[i].snap_distance)
             self.poly_id[i] = UNKNOWN
             if self.has_path[i] and self.has_destination[i]:
-                self._check_corridor(r[j : j + 1])
+                self._check_corridor(i)
 
     def follow(self, rows: object, positions: object) -> None:
         """Agents of `rows` without a path ride along with their characters: `next_position` becomes
@@ -259,21 +233,24 @@ class AgentBatch:
         stopping at walls; the height from the mesh). Rows with a path are left alone."""
         r = self._rows(rows)
         t = _points(positions, len(r), "positions")
-        keep = ~self.has_path[r]
-        r, t = r[keep], t[keep]
-        keep = _hypot_xy(t - self.next_position[r]) >= 1e-12  # as `move_on_surface` tells "no move"
-        r, t = r[keep], t[keep]
-        for i in r[self.poly_id[r] == UNKNOWN].tolist():
-            self.poly_id[i] = self.query._polygon_at(self.next_position[i])
-        q = self.poly_id[r]
-        fast = q >= 0
-        fast[fast] = self._edges.inside(q[fast], t[fast, 0], t[fast, 1], strict=True)
-        # well inside the polygon the raycast starts in: it ends there, at that polygon's height
-        rf, tf, qf = r[fast], t[fast], q[fast]
-        planes = self.query.mesh.planes[qf]
-        z = planes[:, 0] * tf[:, 0] + planes[:, 1] * tf[:, 1] + planes[:, 2]
-        self.next_position[rf] = np.column_stack([tf[:, 0], tf[:, 1], z])
-        for j in (~fast).nonzero()[0].tolist():
+        self._follow(r, t)
+
+    def _follow(self, r: np.ndarray, t: np.ndarray) -> None:
+        """`follow` for rows `r` (int64) and targets `t` (n, 3) [m], validated: well inside the polygon the
+        agent is in, the compiled rule; leaving it, a surface raycast (`move_on_surface`)."""
+        st = self._status
+        args = (self.next_position, self.has_path, self.poly_id, self._edges, self._planes)
+        if not kernels.follow_rows(r, t, *args, st):
+            return
+        todo = st[: len(r)].nonzero()[0]
+        look = todo[st[todo] == kernels.LOOKUP]
+        if look.size:  # the polygon of the raycast's start, then the rule again
+            for i in r[look].tolist():
+                self.poly_id[i] = self.query._polygon_at(self.next_position[i])
+            again = np.zeros(look.size, dtype=np.int64)
+            kernels.follow_rows(r[look], t[look], *args, again)
+            st[look] = again
+        for j in todo[st[todo] == kernels.SLIDE].tolist():
             i = int(r[j])
             start = self.next_position[i].copy()
             self.next_position[i] = move_on_surface(self.query, start, t[j], self._settings[i].snap_distance)
@@ -283,138 +260,63 @@ class AgentBatch:
     def update(self, dt: float, rows: object = None) -> None:
         """Advance the agents of `rows` (default all) by one tick of `dt` seconds (see `NavAgent.update`):
         along their paths with speed ramps, corner and end braking; braking without a path; re-planning
-        those that left their path corridor."""
+        those that left their path corridor. One compiled loop (`agent_kernels.advance_rows`); the rare
+        events per agent in Python."""
         dt = arguments.seconds(dt, "dt")
         r = self._rows(rows)
-        pick = _pick(None if rows is None else r)
-        start, v = self.next_position.take(r, axis=0), self.velocity.take(r, axis=0)
-        speed0 = np.hypot(v[:, 0], v[:, 1])
-        k, width = pick(self.corner).copy(), self.path_corners.shape[1]
-        at = r * width + k
-        flat = self.path_corners.reshape(-1, 3)
-        c0, c1 = flat.take(at, axis=0), flat.take(at + 1, axis=0)  # c1 = c0 past the end (padding)
-        to, on = c0[:, :2] - start[:, :2], c1[:, :2] - c0[:, :2]
-        na, nb = np.hypot(to[:, 0], to[:, 1]), np.hypot(on[:, 0], on[:, 1])
-        has = pick(self.has_path)
-        rem = (na + self._tail.reshape(-1).take(at)) * (has & (k < pick(self.path_len)))
-        left = np.maximum(rem - pick(self.stopping_distance), 0.0)
-        moving = has & (rem > pick(self._arrive)) & ~pick(self.is_stopped)
-        # the speed limit (NavAgent._speed_limit): top speed, braking for the end and the next corner
-        top, two_acc = pick(self.top_speed), pick(self._two_acc)
-        limit = np.minimum(top, np.sqrt(two_acc * left) + pick(self._no_brake))
-        turn = (na > 1e-9) & (nb > 1e-9)
-        dot = to[:, 0] * on[:, 0] + to[:, 1] * on[:, 1]
-        cos_turn = np.divide(dot, na * nb, out=np.zeros(len(r)), where=turn)
-        corner_speed = top * np.maximum(MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
-        limit = np.where(turn, np.minimum(limit, np.sqrt(corner_speed * corner_speed + two_acc * na)), limit)
-        target = limit * moving
-        dv = pick(self.acceleration) * dt
-        speed = np.minimum(np.maximum(target, speed0 - dv), speed0 + dv)  # toward target by at most dv
-        pos = start.copy()
-        m = moving.nonzero()[0]
-        if m.size:
-            self._walk(r, m, pos, k, c0[m], na[m], np.minimum(speed[m] * dt, left[m]))
-            self.corner[r] = k
-        for j in ((speed > 0.0) & ~has).nonzero()[0].tolist():  # brake along the heading
-            i = int(r[j])
-            heading = v[j] / max(float(speed0[j]), 1e-12)
-            aim = start[j] + heading * float(speed[j]) * dt
-            pos[j] = move_on_surface(self.query, start[j], aim, self._settings[i].snap_distance)
-            self.poly_id[i] = UNKNOWN
-        self.next_position[r] = pos
-        velocity = (pos - start) / dt
-        velocity[:, 2] = 0.0
-        self.velocity[r] = velocity
-        if m.size:  # the others did not move and kept their paths: checked when those last changed
-            self.poly_id[r[m]] = UNKNOWN
-            self._check_corridor(r[m])
+        st, speeds = self._status, self._speeds
+        if not kernels.advance_rows(
+            r,
+            dt,
+            self.next_position,
+            self.velocity,
+            self.corner,
+            self.poly,
+            self.poly_id,
+            self.path_corners,
+            self._tail,
+            self.path_len,
+            self.has_path,
+            self.is_stopped,
+            self.top_speed,
+            self.acceleration,
+            self.stopping_distance,
+            self.auto_braking,
+            self.corridor_tolerance,
+            self.corridors,
+            self.corridor_len,
+            self._edges,
+            self._planes,
+            speeds,
+            st,
+        ):
+            return
+        for j in st[: len(r)].nonzero()[0].tolist():
+            i, status = int(r[j]), int(st[j])
+            if status & kernels.LIFT:  # off the next corridor polygons: the whole corridor
+                path = self._paths[i]
+                corridor = None if path is None else path.corridor
+                p = self.next_position[i].copy()
+                self.next_position[i], self.poly[i] = surface_point(
+                    self.query, corridor, int(self.poly[i]), p
+                )
+            if status & kernels.BRAKE:  # no path: coast along the heading
+                start = self.next_position[i].copy()
+                s = self._settings[i]
+                pos = coast(self.query, start, self.velocity[i], float(speeds[j]), dt, s.snap_distance)
+                self.next_position[i] = pos
+                self.velocity[i] = (pos - start) / dt
+                self.velocity[i, 2] = 0.0
+                self.poly_id[i] = UNKNOWN
+            if status & kernels.REPLAN:
+                self._replan(i)
 
-    def _remaining(self, r: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(remaining path lengths [m] of rows `r` at `pos` (n, 3), their steering targets (n, 3) [m])."""
-        k = self.corner[r]
-        c0 = self.path_corners[r, k]
-        ahead = self.has_path[r] & (k < self.path_len[r])
-        return (np.hypot(c0[:, 0] - pos[:, 0], c0[:, 1] - pos[:, 1]) + self._tail[r, k]) * ahead, c0
-
-    def _walk(
-        self,
-        r: np.ndarray,
-        m: np.ndarray,
-        pos: np.ndarray,
-        k: np.ndarray,
-        c: np.ndarray,
-        seg: np.ndarray,
-        d: np.ndarray,
-    ) -> None:
-        """Move agents `r[m]` from `pos[m]` (n, 3) [m] `d` metres along their path corners, the first `c` at
-        `seg` [m] (NavAgent._walk_path), consuming the corners passed (`k`): one vectorised pass per corner
-        reached. Writes `pos` and `k`."""
-        width, flat = self.path_corners.shape[1], self.path_corners.reshape(-1, 3)
-        act, kk, p, last = m, k[m], pos[m], self.path_len.take(r[m]) - 1
-        stops, mids = [], []  # agents stopped between corners, and where
-        while True:
-            take = (seg <= d + CORNER_EPS) & ((d > 1e-12) | (seg <= 1e-12))
-            part = ~take & (d > 1e-12)
-            frac = np.divide(d, seg, out=np.zeros(len(d)), where=part)
-            stops.append(act[part])
-            mids.append((p + (c - p) * frac[:, None])[part])
-            t = take.nonzero()[0]
-            if not t.size:
-                break
-            pos[act[t]] = c[t]
-            go = (kk[t] < last[t]).nonzero()[0]  # a corner passed that is not the end: steer to the next
-            t = t[go]
-            act, kk, p, last = act[t], kk[t] + 1, c[t], last[t]
-            d = np.maximum(0.0, d[t] - seg[t])
-            k[act] = kk
-            c = flat.take(r[act] * width + kk, axis=0)
-            seg = np.hypot(c[:, 0] - p[:, 0], c[:, 1] - p[:, 1])
-        j = np.concatenate(stops)
-        if j.size:  # on the surface of the corridor polygon there
-            pos[j] = self._on_surface(r[j], np.concatenate(mids))
-
-    def _on_surface(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """Points `p` (n, 3) of the paths of rows `r` at the height of their corridor polygon (see
-        `surface_point`): the agent's polygon and the next WINDOW - 1 vectorised, the others per agent."""
-        x, y = p[:, 0], p[:, 1]
-        start, length = self.poly.take(r), self.corridor_len.take(r)
-        width, flat = self.corridors.shape[1], self.corridors.reshape(-1)
-        base = r * width
-        first = flat.take(base + np.minimum(start, width - 1))
-        found = np.where((start < length) & self._edges.inside(first, x, y), start, -1)
-        todo = (found < 0).nonzero()[0]
-        for j in range(1, WINDOW if todo.size else 1):
-            todo = todo[start[todo] + j < length[todo]]
-            if not todo.size:
-                break
-            kk = start[todo] + j
-            hit = self._edges.inside(flat.take(base[todo] + kk), x[todo], y[todo])
-            found[todo[hit]] = kk[hit]
-            todo = todo[~hit]
-        plane = self._planes.take(flat.take(base + found), axis=1)  # found -1: fixed below
-        out = p.copy()
-        out[:, 2] = plane[0] * x + plane[1] * y + plane[2]
-        self.poly[r] = np.maximum(found, start)
-        for j in (found < 0).nonzero()[0].tolist():
-            i = int(r[j])
-            path = self._paths[i]
-            corridor = None if path is None else path.corridor
-            out[j], self.poly[i] = surface_point(self.query, corridor, int(self.poly[i]), p[j])
-        return out
-
-    def _check_corridor(self, r: np.ndarray) -> None:
-        """Re-plan the agents `r` (with a path) whose `next_position` is farther than `corridor_tolerance`
-        from their current path segment (horizontally)."""
-        at = r * self.path_corners.shape[1] + self.corner.take(r)
-        flat = self.path_corners.reshape(-1, 3)
-        a, b, p = flat.take(at - 1, axis=0), flat.take(at, axis=0), self.next_position.take(r, axis=0)
-        ab, ap = (b - a)[:, :2], (p - a)[:, :2]
-        denom = ab[:, 0] * ab[:, 0] + ab[:, 1] * ab[:, 1]
-        along = np.divide(
-            ap[:, 0] * ab[:, 0] + ap[:, 1] * ab[:, 1], denom, out=np.zeros(len(r)), where=denom != 0
-        )
-        off = a[:, :2] + np.minimum(1.0, np.maximum(0.0, along))[:, None] * ab - p[:, :2]
-        for i in r[np.hypot(off[:, 0], off[:, 1]) > self.corridor_tolerance.take(r)].tolist():
+    def _check_corridor(self, i: int) -> None:
+        """Re-plan agent `i` (with a path) when its `next_position` is farther than `corridor_tolerance` from
+        its current path segment (horizontally)."""
+        k, pts, p = int(self.corner[i]), self.path_corners[i], self.next_position[i]
+        off = kernels.segment_distance(p[0], p[1], pts[k - 1, 0], pts[k - 1, 1], pts[k, 0], pts[k, 1])
+        if off > self.corridor_tolerance[i]:
             self._replan(i)
 
     # -- paths ---------------------------------------------------------------------------------------
@@ -438,8 +340,7 @@ class AgentBatch:
         self.path_corners[i], self._tail[i] = 0.0, 0.0
         if n:
             self.path_corners[i, :n], self.path_corners[i, n:] = pts, pts[-1]
-            seg = _norm_xy(np.diff(pts, axis=0))
-            self._tail[i, : n - 1] = np.cumsum(seg[::-1])[::-1]
+            self._tail[i, :n] = path_tail(pts)
 
     def _grow(self, k: int, c: int) -> None:
         """Widen the padded path arrays to at least `k` points and `c` corridor polygons."""
@@ -494,11 +395,6 @@ def _increasing_rows(rows: object, n: int) -> bool:
     if not (isinstance(rows, np.ndarray) and rows.ndim == 1 and rows.dtype.kind in "iu" and rows.size):
         return False
     return bool(rows[0] >= 0 and rows[-1] < n and (rows.size == 1 or (rows[1:] > rows[:-1]).all()))
-
-
-def _pick(r: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:
-    """Rows `r` of a per-agent array (the array itself for all rows: read it, do not write it)."""
-    return (lambda a: a) if r is None else (lambda a: a.take(r, axis=0))
 
 
 def _hypot_xy(d: np.ndarray) -> np.ndarray:

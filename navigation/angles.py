@@ -1,6 +1,8 @@
 """Headings about the vertical axis: wrapping and rate-limited turning (one implementation for everyone).
 
-Yaw 0 faces +X and grows counter-clockwise, in radians. Scalars and numpy arrays both work.
+Yaw 0 faces +X and grows counter-clockwise, in radians. Scalars and numpy arrays both work. The rules are
+the compiled scalar functions `wrap` and `turn` (numba; compiled loops call them directly); `wrap_angle`
+and `turn_toward` apply them to Python numbers or, elementwise, to arrays.
 """
 
 from __future__ import annotations
@@ -9,22 +11,63 @@ import math
 from typing import TypeVar
 
 import numpy as np
+from numba import njit
 
 Angle = TypeVar("Angle", float, np.ndarray)
+
+
+# compiled at import (or loaded from the on-disk cache), not on the first call
+@njit("float64(float64)", cache=True)
+def wrap(a: float) -> float:
+    """`a` [rad] wrapped into [-pi, pi) (Python's float modulo, as numpy's)."""
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+@njit("float64(float64, float64, float64)", cache=True)
+def turn(yaw: float, heading: float, max_step: float) -> float:
+    """The heading [rad] reached by turning from `yaw` toward `heading` by at most `max_step` [rad, >= 0],
+    the short way round; wrapped into [-pi, pi)."""
+    delta = wrap(heading - yaw)
+    return wrap(yaw + max(-max_step, min(max_step, delta)))
+
+
+@njit("void(float64[::1], float64[::1])", cache=True)
+def _wrap_all(a: np.ndarray, out: np.ndarray) -> None:
+    for i in range(a.size):
+        out[i] = wrap(a[i])
+
+
+@njit("void(float64[::1], float64[::1], float64[::1], float64[::1])", cache=True)
+def _turn_all(yaw: np.ndarray, heading: np.ndarray, max_step: np.ndarray, out: np.ndarray) -> None:
+    for i in range(yaw.size):
+        out[i] = turn(yaw[i], heading[i], max_step[i])
 
 
 def wrap_angle(a: Angle) -> Angle:
     """`a` wrapped into [-pi, pi) [rad]; elementwise for arrays."""
     if isinstance(a, np.ndarray):
-        return np.asarray((a + np.pi) % (2 * np.pi) - np.pi)
-    return (a + math.pi) % (2 * math.pi) - math.pi
+        x = np.ascontiguousarray(a, dtype=np.float64).ravel()
+        out = np.empty_like(x)
+        _wrap_all(x, out)
+        return out.reshape(np.shape(a))
+    return wrap(float(a))
 
 
 def turn_toward(yaw: Angle, heading: Angle, max_step: Angle | float) -> Angle:
     """The heading reached by turning from `yaw` toward `heading` by at most `max_step` [rad, >= 0],
     the short way round; wrapped into [-pi, pi)."""
-    delta = wrap_angle(heading - yaw)
-    if isinstance(delta, np.ndarray):
-        return wrap_angle(yaw + np.clip(delta, -max_step, max_step))
-    step = float(max_step)
-    return wrap_angle(yaw + max(-step, min(step, delta)))
+    if isinstance(yaw, np.ndarray) or isinstance(heading, np.ndarray) or isinstance(max_step, np.ndarray):
+        y, h, m = np.broadcast_arrays(
+            np.asarray(yaw, dtype=np.float64),
+            np.asarray(heading, dtype=np.float64),
+            np.asarray(max_step, dtype=np.float64),
+        )
+        out = np.empty(y.shape)
+        _turn_all(
+            np.ascontiguousarray(y).ravel(),
+            np.ascontiguousarray(h).ravel(),
+            np.ascontiguousarray(m).ravel(),
+            out.ravel(),
+        )
+        return out
+    return turn(float(yaw), float(heading), float(max_step))

@@ -24,13 +24,13 @@ import numpy as np
 
 from navigation.agent import AgentSettings
 from navigation.agent_batch import AgentBatch
-from navigation.angles import turn_toward, wrap_angle
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 from npc_ai.animation import AnimatorSettings
 from npc_ai.animation.batch import AnimatorBatch
 from npc_ai.animation.feet import leg_chain
 from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_world
 from npc_ai.animation.skeleton import forward_kinematics
+from npc_ai.body import kernels
 from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
 from npc_ai.body.locomotor import ARRIVE_TOLERANCE
 from scenes import World, WorldError, groups
@@ -109,6 +109,15 @@ class LocomotionBatch:
         self._feet = tuple(clip.skeleton.index(f) for f in clip.feet)
         self._dt = 0.0
         self._remaining: np.ndarray | None = None  # the agents' remaining distances until they change
+        # buffers of the compiled tick (npc_ai.body.kernels)
+        self._pos = np.zeros((n, 3))  # feet positions [m]
+        self._following = np.zeros(n, dtype=bool)  # rows following a path
+        self._speed_in = np.zeros(n)  # the animators' speed inputs [m/s]
+        self._no_pivot = np.zeros((n, 2))  # [m]
+        self._full_velocity = np.zeros((n, 3))  # [m/s]
+        self._far = np.zeros(n, dtype=np.int64)  # rows the drift limit pulls
+        self._targets = np.zeros((n, 3))  # where it pulls their agents [m]
+        self._body_list = self.bodies.tolist()
         self.views = [LocomotorView(self, i) for i in range(n)]
 
     # -- state -----------------------------------------------------------------------------------------
@@ -152,111 +161,87 @@ class LocomotionBatch:
         self._dt = dt
         self._remaining = None
         c, ag = self.coupling, self.agents
-        pos = self.positions
-        free = self.free
-        path = np.flatnonzero(~free)
-        yaw_before = self.yaw.copy()
-        speed_in = np.zeros(self.n)
+        pos = self._feet_positions()
+        following = np.logical_not(self.free, out=self._following)
+        path = np.flatnonzero(following)
+        yaw_before = self.yaw.copy() if c.pivot_turns else self.yaw
         if path.size:
-            speed_in[path] = self._follow_paths(path, pos[path], dt)
-        rows = np.flatnonzero(free)
-        if rows.size:
-            heading = self.free_heading[rows]
-            turn = ~np.isnan(heading)
-            yaw = self.yaw[rows]
-            yaw[turn] = turn_toward(yaw[turn], heading[turn], self._turn * dt)
-            self.yaw[rows] = yaw
-            speed_in[rows] = self.free_speed[rows]
-            self.should_move[rows] = self.free_speed[rows] > 0.0
-            ag.reset_path(rows)
-        pivot = self._pivot_offsets(path, yaw_before[path]) if c.pivot_turns and path.size else None
-        self.animators.speed[:] = speed_in
+            ag.update(dt, None if path.size == self.n else path)
+            if c.drift_limit is DriftLimit.PULL_AGENT:
+                self._limit_drift(following, pos)
+        stale = kernels.couple(
+            dt,
+            pos,
+            self.free,
+            self.free_speed,
+            self.free_heading,
+            self.yaw,
+            self.smooth_delta,
+            self.velocity_request,
+            self.should_move,
+            self._speed_in,
+            ag.next_position,
+            ag.velocity,
+            ag.top_speed,
+            ag.stopping_distance,
+            ag.path_corners,
+            ag._tail,
+            ag.corner,
+            ag.path_len,
+            ag.has_path,
+            ag.has_destination,
+            c.tau,
+            math.nan if c.feedforward_s is None else c.feedforward_s,
+            c.max_speed_factor,
+            c.should_move_speed,
+            self._turn,
+            c.turn_in_place,
+        )
+        if stale:  # free rows drop their paths
+            ag.reset_path(np.flatnonzero(self.free))
+        pivot = self._no_pivot
+        if c.pivot_turns and path.size:  # about the foot planted in the pose before this tick's advance
+            pivot = np.zeros((self.n, 2))
+            pivot[path] = self._pivot_offsets(path, yaw_before[path])
+        self.animators.speed[:] = self._speed_in
         delta, _, _ = self.animators.advance(dt)
-        cs, sn = np.cos(self.yaw), np.sin(self.yaw)
-        step = np.column_stack([cs * delta[:, 0] - sn * delta[:, 1], sn * delta[:, 0] + cs * delta[:, 1]])
-        if pivot is not None:  # about the foot planted in the pose before this tick's advance
-            step[path] += pivot
-        self._drive(step / dt)
+        command, full = np.empty((self.n, 2)), self._full_velocity
+        ok = kernels.drive(
+            dt, delta, self.yaw, pivot, self.world.poses.velocities, self._pose_rows, command, full
+        )
+        if not ok:
+            raise WorldError("character velocities must be finite")
+        self.command = command
+        self.world.set_velocities(self._body_list, full)
         if self._full_pose:  # what a renderer would read: the pose of every row, every tick
             for i in range(self.n):
                 self.animators.pose(i)
 
-    def _follow_paths(self, rows: np.ndarray, pos: np.ndarray, dt: float) -> np.ndarray:
-        """The root-motion coupling of the path-following `rows` (see `Coupling`): their speed requests."""
-        c, ag = self.coupling, self.agents
-        ag.update(dt, rows)
-        delta = ag.next_position[rows] - pos
-        delta[:, 2] = 0.0
-        if c.drift_limit is DriftLimit.PULL_AGENT:
-            delta = self._limit_drift(rows, pos, delta)
-        yaw = self.yaw[rows]
-        cs, sn = np.cos(yaw), np.sin(yaw)
-        local = np.column_stack([sn * delta[:, 0] - cs * delta[:, 1], cs * delta[:, 0] + sn * delta[:, 1]])
-        smooth = min(1.0, dt / c.tau)
-        sd = self.smooth_delta[rows]
-        sd = sd + smooth * (local - sd)
-        self.smooth_delta[rows] = sd
-        if c.feedforward_s is None:  # the reference: the filtered offset per tick is the velocity
-            vel = sd / dt if dt > 1e-5 else np.zeros_like(sd)
-        else:
-            v = ag.velocity[rows]
-            vel = np.column_stack([sn * v[:, 0] - cs * v[:, 1], cs * v[:, 0] + sn * v[:, 1]])
-            vel = vel + sd / c.feedforward_s
-        self.velocity_request[rows] = vel
-        forward = np.minimum(np.maximum(0.0, vel[:, 1]), c.max_speed_factor * ag.top_speed[rows])
-        behind = ag.remaining_distance(rows) + np.hypot(delta[:, 0], delta[:, 1])
-        moving = (np.hypot(vel[:, 0], vel[:, 1]) > c.should_move_speed) & (
-            behind > ag.stopping_distance[rows]
+    def _feet_positions(self) -> np.ndarray:
+        """(n, 3) feet positions of the bodies as of the last physics step [m] (a buffer of the batch's)."""
+        kernels.feet(self.world.poses.positions, self._pose_rows, self.height / 2, self._pos)
+        return self._pos
+
+    def _limit_drift(self, rows: np.ndarray, pos: np.ndarray) -> None:
+        """Pull the agents of the `rows` (an (n,) bool mask) that drifted farther than their radius from
+        their bodies at `pos` (n, 3) [m] back toward them, to `drift_keep` of the radius."""
+        ag = self.agents
+        far, targets = self._far, self._targets
+        m = kernels.find_drift(
+            rows, pos, ag.next_position, ag.radius, self.coupling.drift_keep, self.pulls, far, targets
         )
-        self.should_move[rows] = moving
-        to = ag.steering_target[rows] - pos
-        turn = moving & (np.hypot(to[:, 0], to[:, 1]) > 0.05)
-        heading = np.arctan2(to[:, 1], to[:, 0])
-        yaw = np.where(turn, turn_toward(yaw, heading, self._turn * dt), yaw)
-        self.yaw[rows] = yaw
-        if c.turn_in_place:  # a sharp turn is taken mostly on the spot
-            forward = np.where(turn, forward * np.maximum(0.0, np.cos(wrap_angle(heading - yaw))), forward)
-        return np.where(moving, forward, 0.0)
-
-    def _limit_drift(self, rows: np.ndarray, pos: np.ndarray, delta: np.ndarray) -> np.ndarray:
-        """Pull the agents of `rows` that drifted farther than their radius back toward their bodies (to
-        `drift_keep` of the radius); return the offsets (agent - body, horizontal) after the pull."""
-        r = self.agents.radius[rows]
-        dist = np.hypot(delta[:, 0], delta[:, 1])
-        far = np.flatnonzero(dist > r)
-        if far.size == 0:
-            return delta
-        kept = delta[far] * (self.coupling.drift_keep * r[far] / dist[far])[:, None]
-        self.pulls[rows[far]] += 1
-        self.agents.set_next_position(rows[far], pos[far] + kept)
-        out = delta.copy()
-        out[far] = self.agents.next_position[rows[far]] - pos[far]
-        out[far, 2] = 0.0
-        return out
-
-    def _drive(self, v: np.ndarray) -> None:
-        """Give every body its horizontal velocity (n, 2) [m/s]; vertical velocity stays physics'."""
-        if not np.isfinite(v).all():
-            raise WorldError("character velocities must be finite")
-        self.command = v
-        full = np.column_stack([v, self.velocities[:, 2]])
-        self.world.set_velocities(self.bodies.tolist(), full)
+        if m:
+            ag.set_next_position(far[:m].copy(), targets[:m].copy())
 
     def after_physics(self) -> None:
         """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove
         or a crowd may have carried a body off during the step); planted feet lock (full pose)."""
         self._remaining = None
-        pos = self.positions
+        pos = self._feet_positions()
         ag = self.agents
-        loose = np.flatnonzero(~ag.has_path)
-        if loose.size:
-            ag.follow(loose, pos[loose])
+        ag.follow(None, pos)
         if self.coupling.drift_limit is DriftLimit.PULL_AGENT:
-            rows = np.flatnonzero(ag.has_path)
-            if rows.size:
-                delta = ag.next_position[rows] - pos[rows]
-                delta[:, 2] = 0.0
-                self._limit_drift(rows, pos[rows], delta)
+            self._limit_drift(ag.has_path, pos)
         if self.foot_locks is not None:
             planted = self.animators.planted()
             legs = self._chains[0] + self._chains[1] + self._feet
@@ -332,6 +317,7 @@ class _BodyView:
 
     def __init__(self, batch: LocomotionBatch, row: int) -> None:
         self._b, self._i = batch, row
+        self._pose = int(batch._pose_rows[row])  # the body's row in the world's pose cache
         self.body = int(batch.bodies[row])
         self.radius = batch.radius
         self.height = batch.height
@@ -339,14 +325,13 @@ class _BodyView:
     @property
     def position(self) -> np.ndarray:
         """Feet position [m] as of the last physics step."""
-        b = self._b
-        p = b.world.poses.positions[b._pose_rows[self._i]].copy()
-        p[2] -= b.height / 2
+        p = self._b.world.poses.positions[self._pose].copy()
+        p[2] -= self.height / 2
         return p
 
     @property
     def velocity(self) -> np.ndarray:
-        return self._b.world.poses.velocities[self._b._pose_rows[self._i]].copy()
+        return self._b.world.poses.velocities[self._pose].copy()
 
     @property
     def yaw(self) -> float:
@@ -361,7 +346,7 @@ class _AgentView:
 
     @property
     def settings(self) -> AgentSettings:
-        return self._b.agents.settings(self._i)
+        return self._b.agents._settings[self._i]
 
     @property
     def has_path(self) -> bool:
@@ -431,16 +416,17 @@ class LocomotorView:
 
     @property
     def speed(self) -> float:
-        v = self.character.velocity
+        v = self.batch.world.poses.velocities[self.character._pose]
         return float(math.hypot(v[0], v[1]))
 
     @property
     def remaining_distance(self) -> float:
         """The body's distance to go along the path: the agent's remaining distance plus the drift [m]."""
-        if not self.agent.has_path:
+        b, i = self.batch, self.row
+        if not b.agents.has_path[i]:
             return 0.0
-        d = self.agent.next_position - self.position
-        return self.agent.remaining_distance + math.hypot(d[0], d[1])
+        a, p = b.agents.next_position[i], b.world.poses.positions[self.character._pose]
+        return b.remaining(i) + math.hypot(float(a[0] - p[0]), float(a[1] - p[1]))
 
     @property
     def arrived(self) -> bool:

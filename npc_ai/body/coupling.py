@@ -226,15 +226,16 @@ class Coupling:
 
     def after_physics(self) -> None:
         """Tell the agent where physics put the character."""
-        self.agent.position = self.character.position
+        position = self.character.position
+        self.agent.position = position
         if not self.agent.has_path:  # free movement: the agent rides along with the character
-            self.agent.next_position = self.character.position
+            self.agent.next_position = position
             return
         if self.settings.mode == "agent_drives":
             # a body blocked by physics (another character) must not leave its agent running away
-            drift = horizontal(self.agent.next_position - self.character.position)
-            if float(np.linalg.norm(drift)) > self.agent.settings.radius:
-                self.agent.next_position = self.character.position
+            nxt = self.agent.next_position
+            if math.hypot(nxt[0] - position[0], nxt[1] - position[1]) > self.agent.settings.radius:
+                self.agent.next_position = position
         elif self.settings.drift_limit is DriftLimit.PULL_AGENT:
             # the step itself may have carried the body off (a shove, a crowd): limit at the tick's end too
             self._limit_drift(horizontal(self.agent.next_position - self.character.position))
@@ -247,9 +248,8 @@ class Coupling:
     # -- modes -------------------------------------------------------------------------------------
     def _agent_drives(self, dt: float) -> None:
         a, c = self.agent, self.character
-        a.update(dt)
-        v = horizontal(a.next_position - c.position) / dt
-        self._drive(float(v[0]), float(v[1]))
+        nxt, position = a.update(dt), c.position
+        self._drive(float(nxt[0] - position[0]) / dt, float(nxt[1] - position[1]) / dt)
         c.yaw = a.yaw
         damp = self.settings.speed_damping_s
         k = 1.0 if damp <= 0 else min(1.0, dt / damp)

@@ -147,7 +147,8 @@ class Locomotor:
     @property
     def speed(self) -> float:
         """Horizontal speed of the body [m/s]."""
-        return float(np.hypot(*self.character.velocity[:2]))
+        v = self.character.velocity
+        return float(np.hypot(v[0], v[1]))
 
     @property
     def remaining_distance(self) -> float:

@@ -1,0 +1,306 @@
+"""The per-tick rules of path following, compiled (numba): one definition each, for `NavAgent` (one agent,
+called from Python) and `AgentBatch` (every row in one compiled loop).
+
+A path is its points `pts` (n, 3) [m] (an `AgentBatch` row pads them by repeating the last point), `tail`
+(n,) the horizontal path length from each point to the end [m] (`path_tail`), and `corner`, the index of
+the steering target. Lengths are horizontal: heights come from the mesh surface, never from the path.
+The batched loops return a status per row for the rare events that stay in Python (a point to lift off
+the agent's next few corridor polygons, braking without a path, a re-plan, a polygon lookup, a walk that
+leaves a polygon): the rules for those are in `navigation.agent`.
+
+No fastmath: the results are bit-identical from run to run, and equal to numpy's to round-off.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+from numba import njit
+
+from navigation.navmesh import NavMesh
+
+CORNER_EPS = 1e-3  # a corner counts as reached within this horizontal distance [m]
+MIN_CORNER_SPEED = 0.25  # fraction of top speed kept through a U-turn corner
+WINDOW = 4  # corridor polygons tried for a path point's height: the agent's and the next 3
+UNKNOWN = -2  # `poly_id` of an agent whose polygon is not known (looked up on the next `follow`)
+
+# statuses of `advance_rows` (bits) and `follow_rows`
+LIFT = 1  # the point is off the next WINDOW corridor polygons: `surface_point` gives its height
+BRAKE = 2  # no path and still moving: coasts along its heading (`coast`), in Python
+REPLAN = 4  # farther than `corridor_tolerance` from its path segment: plan again
+LOOKUP = 1  # `follow_rows`: the polygon of the agent is not known; look it up, then run the row again
+SLIDE = 2  # `follow_rows`: the target leaves the agent's polygon: walk there with a surface raycast
+_INSIDE = 4.0  # `follow` keeps the polygon of a point this many length epsilons inside all its edges
+_EDGES: weakref.WeakKeyDictionary[NavMesh, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def edge_table(mesh: NavMesh) -> np.ndarray:
+    """Every polygon's edges, padded to the largest polygon, as one (6, P, V) array (made once per mesh): per
+    edge its start (ax, ay), its vector (ex, ey), the `NavMeshQuery._contains` bound and the bound of "well
+    inside" (`inside`); the padding edges (0, 0) always pass."""
+    if mesh not in _EDGES:
+        loops, eps = mesh.loops, mesh.length_epsilon
+        table = np.zeros((6, mesh.polygon_count, max(len(xy) for xy in loops.xy)))
+        table[4:] = -np.inf
+        for q, xy in enumerate(loops.xy):
+            for i, (x0, y0) in enumerate(xy):
+                x1, y1 = xy[(i + 1) % len(xy)]
+                length = math.hypot(x1 - x0, y1 - y0)  # as `_contains` computes it, for the same verdicts
+                table[:, q, i] = (x0, y0, x1 - x0, y1 - y0, -eps * length, _INSIDE * eps * length)
+        _EDGES[mesh] = table
+    return _EDGES[mesh]
+
+
+def path_tail(pts: np.ndarray) -> np.ndarray:
+    """(n,) horizontal path length [m] from each of the points `pts` (n, 3) to the last one."""
+    tail = np.zeros(len(pts))
+    if len(pts) > 1:
+        d = np.diff(pts[:, :2], axis=0)
+        seg = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+        tail[:-1] = np.cumsum(seg[::-1])[::-1]
+    return tail
+
+
+@njit(cache=True)
+def remaining_distance(pts: np.ndarray, tail: np.ndarray, n: int, corner: int, x: float, y: float) -> float:
+    """Path length [m] from (x, y) through the corners `corner`..n-1 of the path `pts` to its end (0 when
+    no corner is left)."""
+    if corner >= n:
+        return 0.0
+    return math.hypot(pts[corner, 0] - x, pts[corner, 1] - y) + float(tail[corner])
+
+
+@njit(cache=True)
+def speed_limit(
+    pts: np.ndarray,
+    n: int,
+    corner: int,
+    x: float,
+    y: float,
+    remaining: float,
+    top: float,
+    acceleration: float,
+    stopping: float,
+    braking: bool,
+) -> float:
+    """Top speed allowed now [m/s] at (x, y) [m] with `remaining` [m] to go: `top`, braking (`braking`) with
+    `acceleration` [m/s^2] to stop `stopping` [m] short of the end, and slowing for the corner after the
+    steering target: through a U-turn at MIN_CORNER_SPEED of top speed, reachable within the distance to
+    it."""
+    two_acc = 2.0 * acceleration
+    limit = top
+    if braking:
+        limit = min(limit, math.sqrt(two_acc * max(0.0, remaining - stopping)))
+    if corner + 1 < n:
+        ax, ay = pts[corner, 0] - x, pts[corner, 1] - y
+        bx, by = pts[corner + 1, 0] - pts[corner, 0], pts[corner + 1, 1] - pts[corner, 1]
+        na, nb = math.hypot(ax, ay), math.hypot(bx, by)
+        if na > 1e-9 and nb > 1e-9:
+            cos_turn = (ax * bx + ay * by) / (na * nb)
+            corner_speed = top * max(MIN_CORNER_SPEED, (1.0 + cos_turn) / 2.0)
+            limit = min(limit, math.sqrt(corner_speed * corner_speed + two_acc * na))
+    return limit
+
+
+@njit(cache=True)
+def ramp(speed: float, target: float, dv: float) -> float:
+    """`speed` [m/s] moved toward `target` by at most `dv`."""
+    return min(max(target, speed - dv), speed + dv)
+
+
+@njit(cache=True)
+def walk_path(pts: np.ndarray, n: int, corner: int, pos: np.ndarray, distance: float) -> tuple[int, bool]:
+    """Move `pos` (3,) [m, written] `distance` metres along the path corners from `corner` (never cutting or
+    overshooting one; the last stops the walk). Returns (the new steering corner, whether the walk ended
+    between corners: then `pos` is interpolated in 3-D and its height must come from the surface)."""
+    d = distance
+    k = corner
+    while k < n:
+        seg = math.hypot(pts[k, 0] - pos[0], pts[k, 1] - pos[1])
+        if seg <= d + CORNER_EPS and (d > 1e-12 or seg <= 1e-12):
+            pos[0], pos[1], pos[2] = pts[k, 0], pts[k, 1], pts[k, 2]  # also a corner straight above
+            d = max(0.0, d - seg)
+            if k == n - 1:
+                break
+            k += 1
+        elif d > 1e-12:
+            frac = d / seg
+            pos[0] = pos[0] + (pts[k, 0] - pos[0]) * frac
+            pos[1] = pos[1] + (pts[k, 1] - pos[1]) * frac
+            pos[2] = pos[2] + (pts[k, 2] - pos[2]) * frac
+            return k, True
+        else:
+            break
+    return k, False
+
+
+@njit(cache=True)
+def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    """Horizontal distance [m] from (px, py) to the segment from (ax, ay) to (bx, by)."""
+    abx, aby = bx - ax, by - ay
+    denom = abx * abx + aby * aby
+    t = 0.0 if denom == 0 else min(1.0, max(0.0, ((px - ax) * abx + (py - ay) * aby) / denom))
+    return math.hypot(ax + t * abx - px, ay + t * aby - py)
+
+
+@njit(cache=True)
+def inside(edges: np.ndarray, q: int, x: float, y: float, strict: bool) -> bool:
+    """Polygon `q` holds (x, y), as `NavMeshQuery._contains` decides (`strict`: well inside every edge);
+    `edges` is the mesh's `edge_table` (6, P, V)."""
+    bound = 5 if strict else 4
+    for v in range(edges.shape[2]):
+        cross = edges[2, q, v] * (y - edges[1, q, v]) - edges[3, q, v] * (x - edges[0, q, v])
+        if not cross >= edges[bound, q, v]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def advance_rows(
+    rows: np.ndarray,
+    dt: float,
+    next_position: np.ndarray,
+    velocity: np.ndarray,
+    corner: np.ndarray,
+    poly: np.ndarray,
+    poly_id: np.ndarray,
+    path_corners: np.ndarray,
+    tail: np.ndarray,
+    path_len: np.ndarray,
+    has_path: np.ndarray,
+    is_stopped: np.ndarray,
+    top_speed: np.ndarray,
+    acceleration: np.ndarray,
+    stopping_distance: np.ndarray,
+    auto_braking: np.ndarray,
+    corridor_tolerance: np.ndarray,
+    corridors: np.ndarray,
+    corridor_len: np.ndarray,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    speed_out: np.ndarray,
+    status: np.ndarray,
+) -> int:
+    """One tick of `dt` [s] for the agents `rows` (`AgentBatch.update`, the arrays are its own): speed
+    ramp, walk, surface heights from the corridor, velocity, corridor check. Writes `status[j]` (LIFT,
+    BRAKE, REPLAN bits) and `speed_out[j]` (the new speed [m/s]) for row j; returns how many rows have a
+    status. BRAKE rows are left unmoved; LIFT rows hold the point to lift."""
+    pos = np.empty(3)
+    count = 0
+    for j in range(rows.size):
+        i = rows[j]
+        st = 0
+        sx, sy, sz = next_position[i, 0], next_position[i, 1], next_position[i, 2]
+        speed0 = math.hypot(velocity[i, 0], velocity[i, 1])
+        k, n = corner[i], path_len[i]
+        has = has_path[i]
+        pts = path_corners[i]
+        rem = remaining_distance(pts, tail[i], n, k, sx, sy) if has else 0.0
+        moving = has and rem > stopping_distance[i] + 1e-9 and not is_stopped[i]
+        target = 0.0
+        if moving:
+            target = speed_limit(
+                pts, n, k, sx, sy, rem, top_speed[i], acceleration[i], stopping_distance[i], auto_braking[i]
+            )
+        speed = ramp(speed0, target, acceleration[i] * dt)
+        speed_out[j] = speed
+        if speed > 0.0 and not has:
+            status[j] = BRAKE
+            count += 1
+            continue
+        pos[0], pos[1], pos[2] = sx, sy, sz
+        if moving:
+            k, mid = walk_path(pts, n, k, pos, min(speed * dt, max(rem - stopping_distance[i], 0.0)))
+            corner[i] = k
+            poly_id[i] = UNKNOWN
+            if mid:
+                found = corridor_polygon(corridors[i], corridor_len[i], poly[i], pos[0], pos[1], edges)
+                if found >= 0:
+                    q = corridors[i, found]
+                    pos[2] = planes[q, 0] * pos[0] + planes[q, 1] * pos[1] + planes[q, 2]
+                    poly[i] = found
+                else:
+                    st |= LIFT
+            a, b = max(k - 1, 0), k
+            off = segment_distance(pos[0], pos[1], pts[a, 0], pts[a, 1], pts[b, 0], pts[b, 1])
+            if off > corridor_tolerance[i]:
+                st |= REPLAN
+        next_position[i, 0], next_position[i, 1], next_position[i, 2] = pos[0], pos[1], pos[2]
+        velocity[i, 0], velocity[i, 1], velocity[i, 2] = (pos[0] - sx) / dt, (pos[1] - sy) / dt, 0.0
+        status[j] = st
+        if st:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def corridor_polygon(
+    corridor: np.ndarray, length: int, start: int, x: float, y: float, edges: np.ndarray
+) -> int:
+    """Index of the first of the corridor polygons `corridor[start]`.. `corridor[start + WINDOW - 1]` (of
+    `length`) holding (x, y) [m]: the polygon a point of the path is in, from the one the agent was last in;
+    -1 when none does (then `surface_point` looks further, at the same rule)."""
+    for kk in range(start, min(start + WINDOW, length)):
+        if inside(edges, corridor[kk], x, y, False):
+            return kk
+    return -1
+
+
+@njit(cache=True)
+def follow_rows(
+    rows: np.ndarray,
+    targets: np.ndarray,
+    next_position: np.ndarray,
+    has_path: np.ndarray,
+    poly_id: np.ndarray,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    status: np.ndarray,
+) -> int:
+    """Agents `rows` without a path move to `targets[j]` (m, 3) [m] where that stays well inside the polygon
+    they are in, at its height (`AgentBatch.follow`). Writes `status[j]`: 0 done (or left alone: a path, no
+    move), LOOKUP (polygon unknown), SLIDE (leaves the polygon); returns how many rows have a status."""
+    count = 0
+    for j in range(rows.size):
+        i = rows[j]
+        status[j] = 0
+        if has_path[i]:
+            continue
+        tx, ty = targets[j, 0], targets[j, 1]
+        if math.hypot(tx - next_position[i, 0], ty - next_position[i, 1]) < 1e-12:
+            continue
+        q = poly_id[i]
+        if q == UNKNOWN:
+            status[j] = LOOKUP
+        elif q >= 0 and inside(edges, q, tx, ty, True):
+            next_position[i, 0], next_position[i, 1] = tx, ty
+            next_position[i, 2] = planes[q, 0] * tx + planes[q, 1] * ty + planes[q, 2]
+        else:
+            status[j] = SLIDE
+        if status[j]:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def remaining_rows(
+    rows: np.ndarray,
+    next_position: np.ndarray,
+    path_corners: np.ndarray,
+    tail: np.ndarray,
+    corner: np.ndarray,
+    path_len: np.ndarray,
+    has_path: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """`out[j]`: the remaining path length [m] of agent `rows[j]` from its `next_position` (0 without a
+    path)."""
+    for j in range(rows.size):
+        i = rows[j]
+        out[j] = 0.0
+        if has_path[i]:
+            out[j] = remaining_distance(
+                path_corners[i], tail[i], path_len[i], corner[i], next_position[i, 0], next_position[i, 1]
+            )
