@@ -103,3 +103,29 @@ def test_a_tick_of_some_rows_leaves_the_others_alone():
         others = np.setdiff1d(np.arange(6), [1, 4]) if now.shape[:1] == (6,) else slice(None)
         np.testing.assert_array_equal(now[others], old[others], err_msg=name)
     assert not np.array_equal(batch.phase[[1, 4]], before["phase"][[1, 4]])
+
+
+def test_warm_up_compiles_what_the_package_calls():
+    """After `warm_up`, real use adds no compiled signature (the first tick would otherwise compile)."""
+    import numba
+
+    from npc_ai.animation import Animator
+
+    kernels.warm_up()
+    dispatchers = {
+        name: d for name, d in vars(kernels).items() if isinstance(d, numba.core.registry.CPUDispatcher)
+    }
+    before = {name: len(d.signatures) for name, d in dispatchers.items()}
+    batch = AnimatorBatch(3, settings=AnimatorSettings(lazy_pose=True))
+    batch.speed[:] = [0.0, 2.0, 6.5]
+    batch.advance(1 / 60)
+    batch.tick(1 / 60, np.array([0, 2]))
+    animator = Animator(settings=AnimatorSettings(lazy_pose=True))
+    animator.set_speed(1.0)
+    animator.advance(1 / 60)
+    blend = batch.blend
+    blend.advance(batch.phase, 0.1, batch.speed, batch.weights)
+    blend.play_rate(1.0, batch.weights[0])
+    blend.samples[1].clip.sample_root(0.3)
+    blend.samples[1].clip.sample_root(np.array([0.1, 0.2]))
+    assert {name: len(d.signatures) for name, d in dispatchers.items()} == before
