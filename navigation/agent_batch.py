@@ -215,17 +215,40 @@ class AgentBatch:
     def set_next_position(self, rows: object, targets: object) -> None:
         """Move the simulated positions of `rows` toward `targets` ((n, 2 or 3) [m]) along the surface,
         stopping at walls, then re-plan those that left their path corridor (NavAgent's `next_position`
-        setter). Rows whose target is within 1e-12 m horizontally stay."""
+        setter). Rows whose target is within 1e-12 m horizontally stay. A move that stays well inside the
+        polygon the agent is in is compiled (`agent_kernels.move_rows`); the others raycast."""
         r = self._rows(rows)
         t = _points(targets, len(r), "targets")
-        moved = _hypot_xy(t - self.next_position[r]) >= 1e-12
-        for j in moved.nonzero()[0].tolist():
-            i = int(r[j])
-            start = self.next_position[i].copy()
-            self.next_position[i] = move_on_surface(self.query, start, t[j], self._settings[i].snap_distance)
-            self.poly_id[i] = UNKNOWN
-            if self.has_path[i] and self.has_destination[i]:
-                self._check_corridor(i)
+        st = self._status
+        if not kernels.move_rows(
+            r,
+            t,
+            self.next_position,
+            self.poly_id,
+            self.poly,
+            self.corridors,
+            self.corridor_len,
+            self.has_path,
+            self.has_destination,
+            self.corner,
+            self.path_corners,
+            self.corridor_tolerance,
+            self._edges,
+            self._planes,
+            st,
+        ):
+            return
+        for j in st[: len(r)].nonzero()[0].tolist():
+            i, status = int(r[j]), int(st[j])
+            if status == kernels.SLIDE:
+                start = self.next_position[i].copy()
+                snap = self._settings[i].snap_distance
+                self.next_position[i] = move_on_surface(self.query, start, t[j], snap)
+                self.poly_id[i] = UNKNOWN
+                if self.has_path[i] and self.has_destination[i]:
+                    self._check_corridor(i)
+            else:
+                self._replan(i)
 
     def follow(self, rows: object, positions: object) -> None:
         """Agents of `rows` without a path ride along with their characters: `next_position` becomes
@@ -395,11 +418,6 @@ def _increasing_rows(rows: object, n: int) -> bool:
     if not (isinstance(rows, np.ndarray) and rows.ndim == 1 and rows.dtype.kind in "iu" and rows.size):
         return False
     return bool(rows[0] >= 0 and rows[-1] < n and (rows.size == 1 or (rows[1:] > rows[:-1]).all()))
-
-
-def _hypot_xy(d: np.ndarray) -> np.ndarray:
-    """(n,) horizontal lengths of (n, >=2) vectors, computed with np.hypot."""
-    return np.hypot(d[:, 0], d[:, 1])  # type: ignore[no-any-return]
 
 
 def _one(p: np.ndarray) -> np.ndarray:

@@ -285,6 +285,63 @@ def follow_rows(
 
 
 @njit(cache=True)
+def move_rows(
+    rows: np.ndarray,
+    targets: np.ndarray,
+    next_position: np.ndarray,
+    poly_id: np.ndarray,
+    poly: np.ndarray,
+    corridors: np.ndarray,
+    corridor_len: np.ndarray,
+    has_path: np.ndarray,
+    has_destination: np.ndarray,
+    corner: np.ndarray,
+    path_corners: np.ndarray,
+    corridor_tolerance: np.ndarray,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    status: np.ndarray,
+) -> int:
+    """Agents `rows` move to `targets[j]` (m, 3) [m] (`AgentBatch.set_next_position`) where that is the
+    surface raycast's answer without casting it: start and target well inside the polygon the agent is
+    in, which the raycast starts in (a row with a path: its corridor polygon, the start on that polygon's
+    surface; without: `poly_id`); the target then gets that polygon's height. Writes `status[j]`: 0 (moved,
+    or no move within 1e-12 m), SLIDE (raycast it), REPLAN (moved, and now farther than
+    `corridor_tolerance` from its path segment); returns how many rows have a status."""
+    count = 0
+    for j in range(rows.size):
+        i = rows[j]
+        status[j] = 0
+        sx, sy, sz = next_position[i, 0], next_position[i, 1], next_position[i, 2]
+        tx, ty = targets[j, 0], targets[j, 1]
+        if math.hypot(tx - sx, ty - sy) < 1e-12:
+            continue
+        q = -1
+        if has_path[i]:
+            if poly[i] < corridor_len[i]:
+                q = corridors[i, poly[i]]
+                on = planes[q, 0] * sx + planes[q, 1] * sy + planes[q, 2] == sz
+                if not (on and inside(edges, q, sx, sy, True)):
+                    q = -1
+        elif poly_id[i] >= 0:
+            q = poly_id[i]
+        if q < 0 or not inside(edges, q, tx, ty, True):
+            status[j] = SLIDE
+            count += 1
+            continue
+        next_position[i, 0], next_position[i, 1] = tx, ty
+        next_position[i, 2] = planes[q, 0] * tx + planes[q, 1] * ty + planes[q, 2]
+        poly_id[i] = UNKNOWN
+        if has_path[i] and has_destination[i]:
+            k, pts = corner[i], path_corners[i]
+            off = segment_distance(tx, ty, pts[k - 1, 0], pts[k - 1, 1], pts[k, 0], pts[k, 1])
+            if off > corridor_tolerance[i]:
+                status[j] = REPLAN
+                count += 1
+    return count
+
+
+@njit(cache=True)
 def remaining_rows(
     rows: np.ndarray,
     next_position: np.ndarray,
