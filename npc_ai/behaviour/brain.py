@@ -272,7 +272,7 @@ class Npc:
         changed. Returns False when no path could be planned (start off the mesh)."""
         goal = np.asarray(destination, dtype=np.float64)
         old = self._goal
-        if old is not None and np.array_equal(old, goal) and self._goal_speed == speed:
+        if old is not None and self._goal_speed == speed and old.tolist() == goal.tolist():  # 3 floats
             return self.locomotor.agent.has_path
         self._goal, self._goal_speed = goal.copy(), speed
         self.speed_param = speed

@@ -220,7 +220,7 @@ class Chase(State[Npc]):
         if npc.sees:
             return "aim"
         if npc.memory is not None and (
-            self.goal is None or not np.array_equal(npc.memory.position, self.goal)
+            self.goal is None or npc.memory.position.tolist() != self.goal.tolist()
         ):
             self.goal = npc.memory.position.copy()  # newer news (an alert, a noise) moves the goal
         npc.alerted = False
