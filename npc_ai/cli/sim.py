@@ -207,13 +207,17 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     plot = cli_types.writable_file(args.plot, "--plot", cli_types.PNG)
     if any(n < 1 for n in args.sizes):
         raise UsageError(f"--sizes must be positive, got {args.sizes}")
+    from npc_ai.bench.kernels import measure_kernels
     from npc_ai.bench.sim import format_profile, format_table, plot_bench_sim, report_json, run_bench_sim
     from npc_ai.cli.progress import StderrProgress
     from npc_ai.levels import load_level
 
     scene = load_level(args.scene)
     t0 = time.perf_counter()
-    with StderrProgress(f"simulation benchmark on {scene.name}", quiet=args.quiet) as progress:
+    with (
+        StderrProgress(f"simulation benchmark on {scene.name}", quiet=args.quiet) as progress,
+        measure_kernels() as kernels,
+    ):
         results = run_bench_sim(
             scene,
             args.sizes,
@@ -233,9 +237,11 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
         print()
         for line in format_profile(results):
             print(line)
+    print(f"{kernels[0].describe()} (before the first tick; not in the timings)")
     print(f"ran in {time.perf_counter() - t0:.1f} s")
     if target is not None:
         doc = report_json(results, scene=scene.name, seconds=args.seconds, seed=args.seed)
+        doc["kernels"] = kernels[0].to_json()
         target.write_text(json.dumps(doc, indent=2, sort_keys=True), encoding="utf-8")
         print(f"wrote {target}")
     if plot is not None:

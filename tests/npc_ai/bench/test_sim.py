@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,7 +106,10 @@ def test_json_shape(tmp_path: Path, capsys) -> None:
     )
     assert cmd_bench_sim(args) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"scene", "seconds", "seed", "warmup_s", "results"}
+    assert set(data) == {"scene", "seconds", "seed", "warmup_s", "results", "kernels"}
+    kernels = data["kernels"]
+    assert set(kernels) == {"compile_s", "compiled", "loaded"} and kernels["compile_s"] >= 0
+    assert all(isinstance(kernels[k], int) and kernels[k] >= 0 for k in ("compiled", "loaded"))
     assert (data["scene"], data["seconds"], data["seed"]) == ("arena", 0.2, 0)
     assert [r["npcs"] for r in data["results"]] == [1, 3]
     for r in data["results"]:
@@ -146,6 +150,9 @@ def test_cli_profile_and_plot(tmp_path: Path) -> None:
     for phase in (*PHASES, "PyBullet"):
         assert any(line.split()[:1] == [phase] for line in lines), phase
     assert f"wrote {png}" in out.stdout
+    # a fresh process: every kernel it ran was either compiled or loaded from the disk cache
+    used = re.search(r"^compiled kernels: (\d+) (compiled|loaded)", out.stdout, re.MULTILINE)
+    assert used is not None and int(used.group(1)) > 0, out.stdout
     data = png.read_bytes()
     assert data.startswith(PNG_SIGNATURE) and len(data) > 1024
 
