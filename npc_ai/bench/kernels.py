@@ -67,7 +67,7 @@ def measure_kernels() -> Iterator[list[KernelReport]]:
 
     dispatchers = _dispatchers()
     hits0, misses0 = _counts(dispatchers)
-    timer = event.TimingListener()
+    timer = event.TimingListener()  # type: ignore[no-untyped-call]
     out: list[KernelReport] = []
     with event.install_listener("numba:compile", timer):
         yield out
