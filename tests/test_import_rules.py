@@ -113,7 +113,9 @@ def test_the_scan_catches_a_breach(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("scenes", ("navigation", "shapely", "scipy", "networkx", "npc_ai")),
         ("navigation", ("scenes", "npc_ai", "pybullet")),
         ("npc_ai.animation", ("pybullet", "scenes", "navigation")),
-        ("npc_ai", ("pybullet", "scenes", "navigation", "matplotlib")),
+        # the research envs are an optional extra: the core never loads gymnasium or pettingzoo
+        ("npc_ai", ("pybullet", "scenes", "navigation", "matplotlib", "gymnasium", "pettingzoo")),
+        ("npc_ai.sim", ("gymnasium", "pettingzoo", "npc_ai.envs")),
     ],
 )
 def test_importing_a_package_loads_nothing_it_must_not(module: str, banned: tuple[str, ...]) -> None:

@@ -19,7 +19,7 @@ from navigation.angles import wrap_angle
 from navigation.navmesh import NavMesh
 from npc_ai.behaviour import BehaviourSettings, Npc
 from npc_ai.envs.config import DIFFICULTIES, EnvConfig, load_scene
-from npc_ai.envs.errors import EnvOptionsError
+from npc_ai.envs.errors import EnvOptionsError, RenderModeError
 from npc_ai.envs.sensing import ALERT_STATES, Senses
 from npc_ai.errors import NpcAiError
 from npc_ai.sim.player import Player, PlayerSettings
@@ -65,7 +65,15 @@ class Match:
 
     def __init__(self, gui: bool = False) -> None:
         self.gui = gui
-        self.client = new_client(gui)
+        try:
+            self.client = new_client(gui)
+        except Exception as exc:  # pybullet.error: PyBullet allows one GUI client per process
+            if not gui:
+                raise
+            raise RenderModeError(
+                f"render_mode='human' could not open the PyBullet GUI ({exc}); PyBullet allows one GUI "
+                "window per process: close the other human-mode env, or use render_mode='rgb_array'"
+            ) from None
         self.sim: Simulation | None = None
         self.config: EnvConfig | None = None
         self._scenes: dict[object, Scene] = {}
@@ -212,7 +220,7 @@ class Match:
         self.tally.hits = hits - self._hits_before
         self._hits_before = hits
         self.hits_taken += int(self.tally.hits.sum())
-        yaws = np.array([npc.yaw for npc in sim.npcs] + [sim.player.yaw])
+        yaws = np.append(sim.locomotion.yaw, sim.player.yaw)
         self.yaw_rate = wrap_angle(yaws - self.prev_yaw) / cfg.step_s
         self.prev_yaw = yaws
         here = sim.player.position
@@ -258,7 +266,7 @@ class Match:
         sim, cfg = self.sim, self.config
         assert sim is not None and cfg is not None and sim.player is not None
         eye = sim.player.position + [0.0, 0.0, EYE]
-        chests = np.array([npc.position for npc in sim.npcs]).reshape(-1, 3) + [0.0, 0.0, 1.2]
+        chests = sim.locomotion.positions.reshape(-1, 3) + [0.0, 0.0, 1.2]  # every guard at once
         d = chests[:, :2] - eye[:2]
         dist = np.hypot(d[:, 0], d[:, 1])
         bearing = np.abs(wrap_angle(np.arctan2(d[:, 1], d[:, 0]) - sim.player.yaw))
@@ -275,12 +283,14 @@ class Match:
         self.visible[:] = False
         bodies = np.array([npc.body for npc in sim.npcs], dtype=np.int64)
         seen = candidates[first_hit == bodies[candidates]]
+        if seen.size == 0:
+            return
+        self.visible[seen] = True
+        self.seen_pos[seen] = sim.locomotion.positions[seen]
+        self.seen_time[seen] = sim.time
+        self.seen_yaw[seen] = sim.locomotion.yaw[seen]
         for i in seen.tolist():
             npc = sim.npcs[i]
-            self.visible[i] = True
-            self.seen_pos[i] = npc.position
-            self.seen_time[i] = sim.time
-            self.seen_yaw[i] = npc.yaw
             self.seen_alert[i] = npc.state in ALERT_STATES or (i in self.commands and npc.sees)
 
     # -- goals ---------------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@ through the spec), observations inside their documented spaces, any scene, the d
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -14,7 +17,7 @@ gym = pytest.importorskip("gymnasium")
 import npc_ai.envs  # noqa: E402 - after the skip
 from npc_ai.envs import GuardEnv, StealthEnv  # noqa: E402
 from npc_ai.envs.sensing import GOAL_FIELDS, SELF_FIELDS, TARGET_FIELDS  # noqa: E402
-from tests.conftest import MOVINGAI  # noqa: E402
+from tests.conftest import MOVINGAI, REPO  # noqa: E402
 
 SMALL = {"guards": 2, "rays": 8}
 
@@ -145,3 +148,35 @@ def test_close_twice_is_fine_and_reset_seeds_reproduce() -> None:
         assert np.array_equal(a[k], b[k])
     env.close()
     env.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="no xvfb-run for a virtual display")
+def test_check_env_with_the_human_mode_under_a_virtual_display() -> None:
+    """Where a display exists "human" is listed, so check_env opens the PyBullet GUI too (one GUI window per
+    process is all PyBullet allows: a second one is a RenderModeError that says so)."""
+    code = (
+        "import warnings, gymnasium as gym, npc_ai.envs\n"
+        "from gymnasium.utils.env_checker import check_env\n"
+        "env = gym.make('npc_ai/Guard-v0', render_mode='rgb_array', rays=8)\n"
+        "assert 'human' in env.metadata['render_modes']\n"
+        "env.reset(seed=0)\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('error')\n"
+        "    check_env(env.unwrapped)\n"
+        "gui = npc_ai.envs.GuardEnv(render_mode='human', rays=8)\n"
+        "try:\n"
+        "    npc_ai.envs.GuardEnv(render_mode='human')\n"
+        "except npc_ai.envs.RenderModeError as e:\n"
+        "    assert 'one GUI' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('a second GUI env did not raise')\n"
+        "gui.reset(seed=0)\n"
+        "assert gui.step(gui.action_space.sample())[0] is not None and gui.render() is None\n"
+        "gui.close()\n"
+        "print('human ok')\n"
+    )
+    out = subprocess.run(
+        ["xvfb-run", "-a", sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO
+    )
+    assert "human ok" in out.stdout, out.stderr[-2000:]
