@@ -18,3 +18,7 @@ class LevelError(NpcAiError, ValueError):
 
 class BenchmarkSettingsError(NpcAiError, ValueError):
     """A benchmark was asked for something out of range (NPC counts, routes, durations, coupling modes)."""
+
+
+class BenchmarkError(NpcAiError, RuntimeError):
+    """A benchmark could not measure what it promised (a timing re-run diverged from the measured run)."""

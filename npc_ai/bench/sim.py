@@ -1,6 +1,11 @@
 """`npc-ai bench sim`: simulation throughput (NPC-ticks per second) for growing NPC counts, next to the share
-of the wall time spent in PyBullet itself (physics steps, line-of-sight rays, box casts, overlap queries),
-timed inside the same run.
+of the wall time spent inside PyBullet itself (physics steps, pose reads, velocity writes, rays, box casts,
+overlap queries).
+
+PyBullet's time is measured exactly, call by call, in a second run of the same simulation: same scene,
+seed and settings make the same PyBullet calls (checked: the call counts must match), and during its timed
+ticks every function of the `pybullet` module is wrapped with a clock (`timed_pybullet`). The throughput
+run itself carries no instrumentation beyond the phase clocks.
 
 Per NPC count it also reports the wall time of each phase of the tick per tick [ms], the PyBullet calls per
 tick by kind (from `scenes.World.pybullet_calls`, summed over the timed ticks), the time to build the
@@ -11,14 +16,16 @@ call, so calls are grouped into phases by kind (`CALL_PHASES`), not measured per
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
+import types
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from npc_ai.bench.soak import rss_mb
-from npc_ai.errors import BenchmarkSettingsError
+from npc_ai.errors import BenchmarkError, BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationSettings
 from scenes import Scene
@@ -67,12 +74,14 @@ class SimBenchResult:
 
     Attributes:
         npcs: NPCs simulated. ticks: ticks timed. wall_s: wall time of those ticks [s].
-        npc_ticks_per_s: npcs x ticks / wall_s. pybullet_s: wall time inside PyBullet calls [s].
-        pybullet_share: pybullet_s / wall_s. phases: wall time per tick phase over the timed ticks [s].
+        npc_ticks_per_s: npcs x ticks / wall_s. pybullet_s: wall time inside PyBullet calls [s] (the
+        timing run). pybullet_share: pybullet_s / wall_s. phases: wall time per tick phase over the
+        timed ticks [s].
         realtime_factor: simulated seconds per wall second. events: events recorded.
         dt: tick length [s]. build_s: wall time to build the simulation (world, navmesh, NPCs) [s].
         rss_mb: resident memory of the process after the timed ticks, simulation still open [MB].
         pybullet_calls: PyBullet calls made during the timed ticks, by kind (`World.pybullet_calls`).
+        pybullet_time: seconds inside each pybullet function during the timed ticks (the timing run).
     """
 
     npcs: int
@@ -88,6 +97,13 @@ class SimBenchResult:
     build_s: float = 0.0
     rss_mb: float = 0.0
     pybullet_calls: dict[str, int] = field(default_factory=dict)
+    pybullet_time: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def pybullet_ms_per_tick(self) -> dict[str, float]:
+        """Time inside each pybullet function per tick [ms], largest first."""
+        items = sorted(self.pybullet_time.items(), key=lambda kv: -kv[1])
+        return {k: 1e3 * v / self.ticks for k, v in items}
 
     @property
     def ms_per_tick(self) -> dict[str, float]:
@@ -119,9 +135,9 @@ class SimBenchResult:
             "npcs": self.npcs,
             "ticks": self.ticks,
             "dt": self.dt,
-            "wall_s": round(self.wall_s, 4),
+            "wall_s": round(self.wall_s, 6),
             "npc_ticks_per_s": round(self.npc_ticks_per_s, 1),
-            "pybullet_s": round(self.pybullet_s, 4),
+            "pybullet_s": round(self.pybullet_s, 6),
             "pybullet_share": round(self.pybullet_share, 4),
             "real_time_factor": rtf,
             "realtime_factor": rtf,  # the old name, kept for readers of older files
@@ -131,6 +147,7 @@ class SimBenchResult:
             "pybullet_calls_per_tick_by_phase": {
                 k: round(v, 4) for k, v in self.calls_per_tick_by_phase().items()
             },
+            "pybullet_ms_per_tick": {k: round(v, 4) for k, v in self.pybullet_ms_per_tick.items()},
             "build_s": round(self.build_s, 4),
             "rss_mb": round(self.rss_mb, 1),
             "events": self.events,
@@ -187,26 +204,81 @@ def run_bench_sim(
                 report(stage, warm + min(done + _CHUNK, ticks), warm + ticks)
             tm = sim.timings
             phases = {k: getattr(tm, k) - before[k] for k in PHASES}
-            pyb = tm.pybullet - before["pybullet"]
             calls = sim.world.pybullet_calls - calls0  # drops kinds not called while timed
-            out.append(
-                SimBenchResult(
-                    npcs=n,
-                    ticks=ticks,
-                    wall_s=wall,
-                    npc_ticks_per_s=n * ticks / wall,
-                    pybullet_s=pyb,
-                    pybullet_share=pyb / wall,
-                    phases=phases,
-                    realtime_factor=ticks * sim.dt / wall,
-                    events=sim.events.recorded - events0,
-                    dt=sim.dt,
-                    build_s=build_s,
-                    rss_mb=rss_mb(),
-                    pybullet_calls=dict(calls),
-                )
+            events, dt, memory = sim.events.recorded - events0, sim.dt, rss_mb()
+        spent = _pybullet_time(scene, seed, settings, warm, ticks, calls)
+        pyb = sum(spent.values())
+        out.append(
+            SimBenchResult(
+                npcs=n,
+                ticks=ticks,
+                wall_s=wall,
+                npc_ticks_per_s=n * ticks / wall,
+                pybullet_s=pyb,
+                pybullet_share=pyb / wall,
+                phases=phases,
+                realtime_factor=ticks * dt / wall,
+                events=events,
+                dt=dt,
+                build_s=build_s,
+                rss_mb=memory,
+                pybullet_calls=dict(calls),
+                pybullet_time=dict(spent),
             )
+        )
     return out
+
+
+@contextmanager
+def timed_pybullet() -> Iterator[dict[str, float]]:
+    """While the block runs, every function of the `pybullet` module is wrapped with a clock; the yielded
+    counter collects the seconds spent inside each (by function name). Calls through a `BulletClient` and
+    raw `pybullet.f(..., physicsClientId=...)` calls both look the function up on the module, so both are
+    timed. Adds about half a microsecond per call to the caller."""
+    from scenes._bullet import pybullet
+
+    spent: defaultdict[str, float] = defaultdict(float)
+    clock = time.perf_counter
+    saved = {k: f for k, f in vars(pybullet).items() if isinstance(f, types.BuiltinFunctionType)}
+
+    def timed(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            t = clock()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                spent[name] += clock() - t
+
+        return call
+
+    for name, f in saved.items():
+        setattr(pybullet, name, timed(name, f))
+    try:
+        yield spent
+    finally:
+        for name, f in saved.items():
+            setattr(pybullet, name, f)
+
+
+def _pybullet_time(
+    scene: Scene, seed: int, settings: SimulationSettings, warm: int, ticks: int, calls: Counter[str]
+) -> dict[str, float]:
+    """Seconds inside each pybullet function over `ticks` ticks after `warm` untimed ones, in a new run of
+    the simulation; it must make the same PyBullet `calls` as the throughput run did."""
+    with Simulation(scene, seed=seed, settings=settings) as sim:
+        for _ in range(warm):
+            sim.step()
+        calls0 = Counter(sim.world.pybullet_calls)
+        with timed_pybullet() as spent:
+            for _ in range(ticks):
+                sim.step()
+        again = sim.world.pybullet_calls - calls0
+    if again != calls:
+        raise BenchmarkError(
+            f"the PyBullet timing run made other calls than the measured run ({dict(again)} against "
+            f"{dict(calls)}): the simulation is not deterministic under seed {seed}"
+        )
+    return spent
 
 
 def report_json(
@@ -274,6 +346,10 @@ def format_profile(results: Sequence[SimBenchResult]) -> list[str]:
             f"  {'PyBullet':<12}{ms['pybullet']:>9.3f}{100 * r.pybullet_share:>8.1f}"
             f"{_calls(sum(by_phase.values())):>12}  (inside the phases above)"
         )
+        inside = r.pybullet_ms_per_tick
+        if inside:
+            top = ", ".join(f"{k} {v:.3f}" for k, v in list(inside.items())[:6])
+            lines.append(f"  {'':<12}{'':>9}{'':>8}{'':>12}  ms per tick inside: {top}")
     return lines[1:]
 
 

@@ -72,6 +72,36 @@ def test_pybullet_calls_per_tick(results) -> None:
         assert by_phase["physics"] >= 2 * (r.npcs + 1) + 3
 
 
+def test_pybullet_time_is_timed_per_function(results) -> None:
+    """The timing run times exactly the functions the measured run called, and nothing else."""
+    for r in results:
+        assert set(r.pybullet_time) == set(r.pybullet_calls)
+        assert r.pybullet_s == pytest.approx(sum(r.pybullet_time.values()))
+        assert all(v > 0 for v in r.pybullet_time.values())
+        ms = list(r.pybullet_ms_per_tick.values())
+        assert ms == sorted(ms, reverse=True) and sum(ms) == pytest.approx(r.ms_per_tick["pybullet"])
+
+
+def test_timed_pybullet_wraps_the_module_and_restores_it() -> None:
+    from npc_ai.bench.sim import timed_pybullet
+    from scenes._bullet import new_client, pybullet
+
+    original = pybullet.stepSimulation
+    client = new_client()
+    try:
+        with timed_pybullet() as spent:
+            assert pybullet.stepSimulation is not original
+            client.stepSimulation()  # through the BulletClient wrapper
+            pybullet.stepSimulation(physicsClientId=client._client)  # raw
+            pybullet.getNumBodies(physicsClientId=client._client)
+        assert set(spent) == {"stepSimulation", "getNumBodies"} and all(v > 0 for v in spent.values())
+        assert pybullet.stepSimulation is original
+        client.stepSimulation()
+        assert set(spent) == {"stepSimulation", "getNumBodies"}  # nothing counted after the block
+    finally:
+        client.disconnect()
+
+
 def test_call_phases() -> None:
     assert call_phase("stepSimulation") == "physics" and call_phase("rayTestBatch") == "perceive"
     assert call_phase("getOverlappingObjects") == "perceive" and call_phase("getNumJoints") == "other"
