@@ -14,7 +14,6 @@ Use `parallel_env(**settings)` (or `env(...)` for the AEC form); settings are `E
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -82,12 +81,12 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
         self._renderer: TopDown | None = None
         self._rng = np.random.default_rng()
 
-    @functools.cache  # noqa: B019 - one space object per agent, as PettingZoo asks
     def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The agent's observation space (the same object every call, as PettingZoo asks)."""
         return self._obs_spaces[agent]
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The agent's action space (the same object every call, so seeding it sticks)."""
         return self._act_spaces[agent]
 
     def reset(

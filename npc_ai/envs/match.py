@@ -106,7 +106,7 @@ class Match:
         world = WorldSettings(dt=config.dt, visuals=self.gui)
         player = PLAYER_SETTINGS if learning_player else PlayerSettings(mode="wander")
         settings = SimulationSettings(npcs=count, player=player, trail_every=0, world=world)
-        self._drop()
+        self.sim = None  # its bodies go with the reset
         self.client.resetSimulation()
         try:
             sim = Simulation(
@@ -154,10 +154,6 @@ class Match:
         self.goals: list[np.ndarray] = self._draw_goals(config, sim.player) if learning_player else []
         self.goal_index = 0
         self.path_length, self.corner = self._path()
-
-    def _drop(self) -> None:
-        if self.sim is not None:
-            self.sim = None  # the world's bodies go with resetSimulation
 
     def close(self) -> None:
         """Disconnect the client (idempotent)."""

@@ -428,9 +428,11 @@ class Simulation:
             for i, j in np.argwhere(mask):
                 if noises[j].source != self.npcs[i].name:
                     self.npcs[i].on_noise(noises[j])
-        # obstacle probes for wandering NPCs whose detection timer fires
+        # obstacle probes for wandering NPCs whose detection timer fires (not for controlled ones: the
+        # probes serve the Wander state, which a controller replaces)
+        controlled = self._controllers
         for npc in self.npcs:
-            if npc.wants_probe():
+            if npc.index not in controlled and npc.wants_probe():
                 s = npc.settings
                 ch = npc.locomotor.character
                 a = clock()
@@ -469,8 +471,9 @@ class Simulation:
 
         A controlled NPC still perceives (sight, hearing, alerts: its `sees`, `memory` and `target_point`
         stay current, and its sightings alert its allies) and still moves through the batched locomotion;
-        only its state machine is skipped: `controller(npc, time)` is called instead of `npc.decide()` in
-        the decide phase, and steers it with `npc.walk(speed, heading)` or `npc.go_to(point, speed)`.
+        only its state machine is skipped (and the obstacle box casts that serve its Wander state):
+        `controller(npc, time)` is called instead of `npc.decide()` in the decide phase, and steers it with
+        `npc.walk(speed, heading)` or `npc.go_to(point, speed)`.
 
         Raises:
             SimulationError: an unknown NPC name or index, or a controller that is not callable.

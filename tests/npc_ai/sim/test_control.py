@@ -42,6 +42,24 @@ def test_a_controlled_npc_follows_its_controller_and_skips_its_state_machine(sce
         assert npc.position[1] - start[1] > 0.3  # walked north
 
 
+def test_a_controlled_wanderer_gets_no_obstacle_probes(scene) -> None:
+    """The probes serve the Wander state, which the controller replaces: none are cast for it."""
+    wanted, probed = [], []
+
+    def walk(npc, time):
+        npc.speed_param = 1.0  # looks like a moving wanderer to `wants_probe`
+        wanted.append(npc.wants_probe())
+        npc.walk(1.0, None)
+
+    with make(scene) as sim:
+        npc = sim.npcs[1]
+        assert npc.state == "wander"
+        npc.on_probe = lambda probe: probed.append(probe)  # type: ignore[method-assign]
+        sim.control(1, walk)
+        sim.run(0.5)
+        assert any(wanted) and probed == []
+
+
 def test_giving_the_npc_back_resumes_its_state_machine(scene) -> None:
     with make(scene) as sim:
         sim.control(0, lambda npc, t: npc.walk(0.0, None))
