@@ -53,7 +53,7 @@ class EnvConfig:
         cell_size: cell edge for MovingAI maps [m, > 0].
     """
 
-    scene: str | Scene = "arena"
+    scene: str | Path | Scene = "arena"
     guards: int | None = 3
     max_guards: int = 8
     difficulty: str = "normal"

@@ -77,7 +77,7 @@ class Match:
         self.sim: Simulation | None = None
         self.config: EnvConfig | None = None
         self._scenes: dict[object, Scene] = {}
-        self._meshes: dict[str, NavMesh] = {}
+        self._meshes: dict[int, NavMesh] = {}  # id of a scene in `_scenes` -> its navmesh
         self.commands: dict[int, Command] = {}  # guard index -> its learner's command
         self.player_command: Command | None = None  # None: the player is scripted
         self.closed = False
@@ -85,7 +85,7 @@ class Match:
     # -- episodes ----------------------------------------------------------------------------------------
     def scene_of(self, config: EnvConfig) -> Scene:
         """The config's scene (loaded once per name)."""
-        key = config.scene if isinstance(config.scene, str) else id(config.scene)
+        key = id(config.scene) if isinstance(config.scene, Scene) else str(config.scene)
         if key not in self._scenes:
             self._scenes[key] = load_scene(config)
         return self._scenes[key]
@@ -114,12 +114,12 @@ class Match:
                 seed=seed,
                 settings=settings,
                 client=self.client,
-                navmesh=self._meshes.get(scene.name + repr(scene.source)),
+                navmesh=self._meshes.get(id(scene)),
             )
         except (SceneError, NpcAiError) as exc:
             self.client.resetSimulation()
             raise EnvOptionsError(f"cannot simulate scene {scene.name!r}: {exc}") from exc
-        self._meshes[scene.name + repr(scene.source)] = sim.query.mesh
+        self._meshes[id(scene)] = sim.query.mesh
         self.sim, self.config = sim, config
         self.rng = np.random.default_rng(seed)
         self.senses = Senses(sim.world, config.rays, config.ray_range, config.ray_height)

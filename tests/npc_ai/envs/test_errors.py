@@ -55,6 +55,40 @@ def test_bad_reset_options_raise_and_the_episode_goes_on(options: dict, message:
     twin.close()
 
 
+@pytest.fixture(scope="module")
+def stealth():
+    env = StealthEnv(**SMALL)
+    env.reset(seed=1)
+    yield env
+    env.close()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    guards=st.one_of(
+        st.integers(max_value=-1),
+        st.integers(min_value=9),
+        st.floats(),
+        st.text(max_size=3),
+        st.booleans(),
+        st.lists(st.integers(), max_size=2),
+    )
+)
+def test_any_bad_guard_count_is_an_options_error(stealth, guards) -> None:
+    with pytest.raises(EnvOptionsError, match="guards must be an integer"):
+        stealth.reset(options={"guards": guards})
+    assert stealth.match.sim is not None  # the episode before is still there
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-. ", min_size=1, max_size=12))
+def test_any_unknown_scene_name_is_an_options_error(stealth, name) -> None:
+    if name.strip() in ("arena", "warehouse", "compound", "monastery"):
+        return
+    with pytest.raises(EnvOptionsError, match="cannot load scene"):
+        stealth.reset(options={"scene": name})
+
+
 def test_options_that_are_not_a_dict_raise() -> None:
     env = GuardEnv(**SMALL)
     with pytest.raises(EnvOptionsError, match="options must be a dict"):
