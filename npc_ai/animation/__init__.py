@@ -3,6 +3,7 @@ animator and foot-skate metrics. World Z-up, metres, seconds, radians; character
 z up; quaternions xyzw.
 """
 
+from . import kernels
 from .animator import ActionState, Animator, AnimatorSettings, AnimState, LocomotionState, Transition
 from .batch import AnimatorBatch, GaitChanges
 from .blend_space import BlendResult, BlendSpace1D
@@ -111,6 +112,7 @@ __all__ = [
     "has_root_motion",
     "hold_pose",
     "integrate_root_motion",
+    "kernels",
     "leg_chain",
     "leg_points_world",
     "load_bvh",
