@@ -11,6 +11,9 @@ import pytest
 
 from tests.conftest import REPO
 
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
 SCRIPT = Path(__file__).with_name("determinism_run.py")
 
 

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+pytest.importorskip("gymnasium")
+
 from npc_ai.envs import ActionError, EnvError, EnvOptionsError, GuardEnv, StealthEnv
 from npc_ai.envs.actions import Gaits, decode
 from npc_ai.envs.match import PLAYER_SETTINGS

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import parallel_api_test, parallel_seed_test
