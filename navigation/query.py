@@ -17,6 +17,7 @@ import networkx as nx
 import numpy as np
 
 from navigation import arguments
+from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
 from navigation.funnel import corridor_portals, drop_collinear, lift_path, string_pull_indexed
 from navigation.navmesh import NavMesh
@@ -211,6 +212,7 @@ class NavMeshQuery:
         self.search = Polyanya(mesh)
         self._loops = mesh.loops
         self._eps = mesh.length_epsilon
+        self._edges = edge_table(mesh)
         off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
         v = mesh.vertices
         nxt = np.arange(pv.shape[0]) + 1
@@ -318,13 +320,8 @@ class NavMeshQuery:
         return next((k for k in range(len(corridor) - 1, -1, -1) if self._contains(corridor[k], x, y)), -1)
 
     def _contains(self, q: int, x: float, y: float) -> bool:
-        xy = self._loops.xy[q]
-        k = len(xy)
-        for i in range(k):
-            (ax, ay), (bx, by) = xy[i], xy[(i + 1) % k]
-            if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -self._eps * math.hypot(bx - ax, by - ay):
-                return False
-        return True
+        """Polygon q holds (x, y), within a length epsilon of its edges (`agent_kernels.inside`)."""
+        return bool(inside(self._edges, q, x, y, False))
 
     def _z(self, poly: int, x: float, y: float) -> float:
         return self.mesh.height_at(poly, x, y)
