@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -124,18 +125,30 @@ class RoleEnv(gym.Env[dict[str, Any], Any]):
         self._apply(speed, turn_rate)
         path_before = self.match.path_length
         tally = self.match.advance()
+        if self.render_mode == "human":
+            self._pace()
         obs = self._observe()
         terminated = self._terminated()
         truncated = self.match.out_of_time and not terminated
         return obs, self._reward(tally, path_before), terminated, truncated, self._info()
 
     def render(self) -> np.ndarray | None:
-        """rgb_array: an (H, W, 3) uint8 top-down frame; human: None (the GUI window shows the world)."""
+        """rgb_array: an (H, W, 3) uint8 top-down frame; human: None (the GUI window shows the world, and
+        `step` keeps to real time)."""
         if self.render_mode != "rgb_array" or self.match.sim is None:
             return None
         if self._renderer is None:
             self._renderer = TopDown(self.match)
         return self._renderer.frame()
+
+    def _pace(self) -> None:
+        """Human mode: hold each step to its simulated duration of wall time, so the GUI plays in real
+        time (never sleeps in the other modes)."""
+        now = time.perf_counter()
+        due = getattr(self, "_next_frame", now)
+        if due > now:
+            time.sleep(due - now)
+        self._next_frame = max(due, now) + self.config.step_s
 
     def _aim_gui_camera(self) -> None:
         sim = self.match.sim
