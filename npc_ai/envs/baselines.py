@@ -79,7 +79,7 @@ def run_gym(env_id: str, policy: Policy | None, episodes: int, **settings: Any) 
                 done = terminated or truncated
             returns.append(total)
             lengths.append(steps)
-            successes.append(bool(info.get("success", info.get("caught", False))))
+            successes.append(bool(info["success"]))
     finally:
         env.close()
     return {

@@ -62,4 +62,5 @@ class GuardEnv(RoleEnv):
         assert sim is not None
         npc = sim.npcs[0]
         info.update(shots=int(npc.shots), hits=int(npc.hits), sees=bool(npc.sees))
+        info["success"] = bool(self.match.caught)  # the guards' side won
         return info

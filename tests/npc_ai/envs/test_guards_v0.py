@@ -19,9 +19,16 @@ from npc_ai.envs import ActionError, EnvOptionsError, guards_v0
 SMALL = {"guards": 2, "rays": 8, "time_limit_s": 8.0}
 
 
-@pytest.mark.parametrize("learning_player", [False, True])
-def test_pettingzoo_parallel_api_test_passes(learning_player: bool) -> None:
-    env = guards_v0.parallel_env(learning_player=learning_player, **SMALL)
+@pytest.mark.parametrize(
+    "learning_player, settings",
+    [
+        (False, SMALL),
+        (True, SMALL),
+        pytest.param(True, {"guards": 3}, marks=pytest.mark.slow, id="default-time-limit"),
+    ],
+)
+def test_pettingzoo_parallel_api_test_passes(learning_player: bool, settings: dict) -> None:
+    env = guards_v0.parallel_env(learning_player=learning_player, **settings)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PettingZoo reports API slips as warnings
         parallel_api_test(env, num_cycles=1000)

@@ -22,11 +22,12 @@ from tests.conftest import MOVINGAI, REPO  # noqa: E402
 SMALL = {"guards": 2, "rays": 8}
 
 
+@pytest.mark.parametrize("action_type", ["continuous", "discrete"])
 @pytest.mark.parametrize("env_id", npc_ai.envs.IDS)
-def test_check_env_passes_with_warnings_as_errors(env_id: str) -> None:
+def test_check_env_passes_with_warnings_as_errors(env_id: str, action_type: str) -> None:
     from gymnasium.utils.env_checker import check_env
 
-    env = gym.make(env_id, render_mode="rgb_array", **SMALL)
+    env = gym.make(env_id, render_mode="rgb_array", action_type=action_type, **SMALL)
     env.reset(seed=0)  # compile any kernels (and their one-off warnings) outside the check
     env.step(env.action_space.sample())
     try:
