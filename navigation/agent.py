@@ -18,16 +18,17 @@ import numpy as np
 
 from navigation import arguments
 from navigation.agent_kernels import (
+    BRAKE,
     CORNER_EPS,
+    LIFT,
     MIN_CORNER_SPEED,
+    advance,
     corridor_polygon,
     edge_table,
     path_tail,
-    ramp,
     remaining_distance,
     segment_distance,
     speed_limit,
-    walk_path,
 )
 from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
@@ -35,6 +36,8 @@ from navigation.funnel import drop_collinear, lift_path
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
 __all__ = ["CORNER_EPS", "MIN_CORNER_SPEED", "AgentSettings", "NavAgent"]
+
+_NO_POINTS = np.zeros((0, 3))  # the path points of an agent without a path
 
 
 def _positive(name: str, value: float, unit: str, *, zero_ok: bool = False) -> None:
@@ -263,6 +266,7 @@ class NavAgent:
         self._position = self._next.copy()
         self._destination: np.ndarray | None = None
         self._edges = edge_table(query.mesh)
+        self._planes = np.ascontiguousarray(query.mesh.planes, dtype=np.float64)  # (P, 3): z = a x + b y + c
         self._path_result: PathResult | None = None
         self._pts: np.ndarray | None = None  # the usable path's points [m]
         self._tail = np.zeros(0)  # horizontal path length from each path point to the end [m]
@@ -317,7 +321,9 @@ class NavAgent:
     def _path(self, path: PathResult | None) -> None:
         self._path_result = path
         usable = path is not None and path.status is not QueryStatus.INVALID
-        self._pts = path.points if path is not None and usable else None
+        self._pts = (
+            np.ascontiguousarray(path.points, dtype=np.float64) if path is not None and usable else None
+        )
         self._tail = path_tail(self._pts) if self._pts is not None else np.zeros(0)
         self._corridor = np.asarray(() if path is None else path.corridor, dtype=np.int64)
 
@@ -432,18 +438,35 @@ class NavAgent:
         """
         dt = arguments.seconds(dt, "dt")
         s = self.settings
-        start = self._next
-        has_path = self.has_path
-        remaining = self.remaining_distance
-        moving = has_path and not self.is_stopped and remaining > s.stopping_distance + 1e-9
-        target = self._speed_limit(remaining) if moving else 0.0
-        speed = ramp(self.speed, target, s.acceleration * dt)
-        if moving:
-            self._walk_path(min(speed * dt, max(remaining - s.stopping_distance, 0.0)))
-        elif speed > 0.0 and not has_path:  # braking without a path: coast along the heading
-            self._next = coast(self.query, start, self.velocity, speed, dt, s.snap_distance)
-        self.velocity = (self._next - start) / dt
-        self.velocity[2] = 0.0
+        start, pts = self._next, self._pts
+        pos, velocity = start.copy(), self.velocity.copy()
+        status, self._corner, self._poly, speed = advance(
+            _NO_POINTS if pts is None else pts,
+            self._tail,
+            0 if pts is None else len(pts),
+            self._corner,
+            pts is not None,
+            self.is_stopped,
+            pos,
+            velocity,
+            dt,
+            s.speed,
+            s.acceleration,
+            s.stopping_distance,
+            s.auto_braking,
+            self._corridor,
+            len(self._corridor),
+            self._poly,
+            self._edges,
+            self._planes,
+        )
+        if status & LIFT:  # off the next corridor polygons: the whole corridor
+            pos = self._on_surface(pos)
+        if status == BRAKE:  # braking without a path: coast along the heading
+            pos = coast(self.query, start, self.velocity, speed, dt, s.snap_distance)
+            velocity = (pos - start) / dt
+            velocity[2] = 0.0
+        self._next, self.velocity = pos, velocity
         if self.update_rotation and self.speed > 1e-3:
             self._turn_toward(math.atan2(self.velocity[1], self.velocity[0]), dt)
         if self.update_position:
@@ -472,15 +495,6 @@ class NavAgent:
             s.stopping_distance,
             s.auto_braking,
         )
-
-    def _walk_path(self, distance: float) -> None:
-        """Move `distance` metres along the remaining path corners, consuming the corners passed."""
-        pts = self._points()
-        if pts is None:
-            return
-        pos = self._next.copy()
-        self._corner, between = walk_path(pts, len(pts), self._corner, pos, distance)
-        self._next = self._on_surface(pos) if between else pos
 
     # -- internals -----------------------------------------------------------------------------------
     def _snap(self, p: object, what: str) -> np.ndarray:

@@ -30,6 +30,7 @@ UNKNOWN = -2  # `poly_id` of an agent whose polygon is not known (looked up on t
 LIFT = 1  # the point is off the next WINDOW corridor polygons: `surface_point` gives its height
 BRAKE = 2  # no path and still moving: coasts along its heading (`coast`), in Python
 REPLAN = 4  # farther than `corridor_tolerance` from its path segment: plan again
+WALKED = 8  # `advance`: the agent walked along its path this tick
 LOOKUP = 1  # `follow_rows`: the polygon of the agent is not known; look it up, then run the row again
 SLIDE = 2  # `follow_rows`: the target leaves the agent's polygon: walk there with a surface raycast
 _INSIDE = 4.0  # `follow` keeps the polygon of a point this many length epsilons inside all its edges
@@ -158,6 +159,59 @@ def inside(edges: np.ndarray, q: int, x: float, y: float, strict: bool) -> bool:
 
 
 @njit(cache=True)
+def advance(
+    pts: np.ndarray,
+    tail: np.ndarray,
+    n: int,
+    corner: int,
+    has_path: bool,
+    stopped: bool,
+    pos: np.ndarray,
+    velocity: np.ndarray,
+    dt: float,
+    top: float,
+    acceleration: float,
+    stopping: float,
+    braking: bool,
+    corridor: np.ndarray,
+    corridor_len: int,
+    poly: int,
+    edges: np.ndarray,
+    planes: np.ndarray,
+) -> tuple[int, int, int, float]:
+    """One agent's tick of `dt` [s] (`NavAgent.update`; `AgentBatch.update` runs it for each row): the
+    speed ramps within `acceleration` [m/s^2] toward the speed limit (`speed_limit`; 0 when stopped, without
+    a path or arrived within `stopping` + 1e-9 m of the end), the agent walks its path from `pos` (3,) [m]
+    (`walk_path`), a point between corners gets the height of the corridor polygon it is in
+    (`corridor_polygon`, from index `poly`), and `velocity` (3,) [m/s] becomes the horizontal move over
+    `dt`. Writes `pos` and `velocity`; returns (status, corner, poly, the new speed [m/s]): status bits
+    WALKED (it walked its path), LIFT (the point is off the next corridor polygons: `surface_point` gives
+    its height), or BRAKE alone (no path, still moving: `pos` and `velocity` are left for `coast`)."""
+    sx, sy = pos[0], pos[1]
+    speed0 = math.hypot(velocity[0], velocity[1])
+    rem = remaining_distance(pts, tail, n, corner, sx, sy) if has_path else 0.0
+    moving = has_path and rem > stopping + 1e-9 and not stopped
+    target = speed_limit(pts, n, corner, sx, sy, rem, top, acceleration, stopping, braking) if moving else 0.0
+    speed = ramp(speed0, target, acceleration * dt)
+    if speed > 0.0 and not has_path:
+        return BRAKE, corner, poly, speed
+    status = 0
+    if moving:
+        status = WALKED
+        corner, mid = walk_path(pts, n, corner, pos, min(speed * dt, max(rem - stopping, 0.0)))
+        if mid:
+            found = corridor_polygon(corridor, corridor_len, poly, pos[0], pos[1], edges)
+            if found >= 0:
+                q = corridor[found]
+                pos[2] = planes[q, 0] * pos[0] + planes[q, 1] * pos[1] + planes[q, 2]
+                poly = found
+            else:
+                status |= LIFT
+    velocity[0], velocity[1], velocity[2] = (pos[0] - sx) / dt, (pos[1] - sy) / dt, 0.0
+    return status, corner, poly, speed
+
+
+@njit(cache=True)
 def advance_rows(
     rows: np.ndarray,
     dt: float,
@@ -183,54 +237,44 @@ def advance_rows(
     speed_out: np.ndarray,
     status: np.ndarray,
 ) -> int:
-    """One tick of `dt` [s] for the agents `rows` (`AgentBatch.update`, the arrays are its own): speed
-    ramp, walk, surface heights from the corridor, velocity, corridor check. Writes `status[j]` (LIFT,
-    BRAKE, REPLAN bits) and `speed_out[j]` (the new speed [m/s]) for row j; returns how many rows have a
-    status. BRAKE rows are left unmoved; LIFT rows hold the point to lift."""
-    pos = np.empty(3)
+    """`advance` for the agents `rows` (`AgentBatch.update`, the arrays are its own), then the corridor
+    check of those that walked. Writes `status[j]` (LIFT, BRAKE, REPLAN bits) and `speed_out[j]` (the new
+    speed [m/s]) for row j; returns how many rows have a status. BRAKE rows are left unmoved; LIFT rows
+    hold the point to lift."""
     count = 0
     for j in range(rows.size):
         i = rows[j]
-        st = 0
-        sx, sy, sz = next_position[i, 0], next_position[i, 1], next_position[i, 2]
-        speed0 = math.hypot(velocity[i, 0], velocity[i, 1])
-        k, n = corner[i], path_len[i]
-        has = has_path[i]
         pts = path_corners[i]
-        rem = remaining_distance(pts, tail[i], n, k, sx, sy) if has else 0.0
-        moving = has and rem > stopping_distance[i] + 1e-9 and not is_stopped[i]
-        target = 0.0
-        if moving:
-            target = speed_limit(
-                pts, n, k, sx, sy, rem, top_speed[i], acceleration[i], stopping_distance[i], auto_braking[i]
-            )
-        speed = ramp(speed0, target, acceleration[i] * dt)
-        speed_out[j] = speed
-        if speed > 0.0 and not has:
-            status[j] = BRAKE
-            count += 1
-            continue
-        pos[0], pos[1], pos[2] = sx, sy, sz
-        if moving:
-            k, mid = walk_path(pts, n, k, pos, min(speed * dt, max(rem - stopping_distance[i], 0.0)))
-            corner[i] = k
+        st, k, poly[i], speed_out[j] = advance(
+            pts,
+            tail[i],
+            path_len[i],
+            corner[i],
+            has_path[i],
+            is_stopped[i],
+            next_position[i],
+            velocity[i],
+            dt,
+            top_speed[i],
+            acceleration[i],
+            stopping_distance[i],
+            auto_braking[i],
+            corridors[i],
+            corridor_len[i],
+            poly[i],
+            edges,
+            planes,
+        )
+        corner[i] = k
+        if st & WALKED:
             poly_id[i] = UNKNOWN
-            if mid:
-                found = corridor_polygon(corridors[i], corridor_len[i], poly[i], pos[0], pos[1], edges)
-                if found >= 0:
-                    q = corridors[i, found]
-                    pos[2] = planes[q, 0] * pos[0] + planes[q, 1] * pos[1] + planes[q, 2]
-                    poly[i] = found
-                else:
-                    st |= LIFT
-            a, b = max(k - 1, 0), k
-            off = segment_distance(pos[0], pos[1], pts[a, 0], pts[a, 1], pts[b, 0], pts[b, 1])
+            p = next_position[i]
+            a = max(k - 1, 0)
+            off = segment_distance(p[0], p[1], pts[a, 0], pts[a, 1], pts[k, 0], pts[k, 1])
             if off > corridor_tolerance[i]:
                 st |= REPLAN
-        next_position[i, 0], next_position[i, 1], next_position[i, 2] = pos[0], pos[1], pos[2]
-        velocity[i, 0], velocity[i, 1], velocity[i, 2] = (pos[0] - sx) / dt, (pos[1] - sy) / dt, 0.0
-        status[j] = st
-        if st:
+        status[j] = st & (LIFT | BRAKE | REPLAN)
+        if status[j]:
             count += 1
     return count
 
