@@ -26,6 +26,7 @@ from navigation.agent_kernels import (
     corridor_polygon,
     edge_table,
     path_tail,
+    plane_table,
     remaining_distance,
     segment_distance,
     speed_limit,
@@ -266,7 +267,7 @@ class NavAgent:
         self._position = self._next.copy()
         self._destination: np.ndarray | None = None
         self._edges = edge_table(query.mesh)
-        self._planes = np.ascontiguousarray(query.mesh.planes, dtype=np.float64)  # (P, 3): z = a x + b y + c
+        self._planes = plane_table(query.mesh)  # (P, 3): z = a x + b y + c
         self._path_result: PathResult | None = None
         self._pts: np.ndarray | None = None  # the usable path's points [m]
         self._tail = np.zeros(0)  # horizontal path length from each path point to the end [m]

@@ -28,7 +28,7 @@ from navigation.agent import (
     snap_to_mesh,
     surface_point,
 )
-from navigation.agent_kernels import UNKNOWN, WINDOW, edge_table, path_tail
+from navigation.agent_kernels import UNKNOWN, WINDOW, edge_table, path_tail, plane_table
 from navigation.errors import NavMeshError
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 
@@ -86,7 +86,7 @@ class AgentBatch:
         self.repath_tolerance = np.array([a.repath_tolerance for a in s], dtype=np.float64)
         self.snap_distance = np.array([a.snap_distance for a in s], dtype=np.float64)
         self.auto_braking = np.array([a.auto_braking for a in s], dtype=bool)
-        self._planes = np.ascontiguousarray(query.mesh.planes, dtype=np.float64)  # (P, 3): z = a x + b y + c
+        self._planes = plane_table(query.mesh)  # (P, 3): z = a x + b y + c
         self._status = np.zeros(n, dtype=np.int64)  # the kernels' per-row statuses
         self._speeds = np.zeros(n)  # [m/s] the kernels' new speeds
         self.yaw = np.zeros(n) if yaws is None else _angles(yaws, n)

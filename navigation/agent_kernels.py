@@ -35,6 +35,7 @@ LOOKUP = 1  # `follow_rows`: the polygon of the agent is not known; look it up, 
 SLIDE = 2  # `follow_rows`: the target leaves the agent's polygon: walk there with a surface raycast
 _INSIDE = 4.0  # `follow` keeps the polygon of a point this many length epsilons inside all its edges
 _EDGES: weakref.WeakKeyDictionary[NavMesh, np.ndarray] = weakref.WeakKeyDictionary()
+_PLANES: weakref.WeakKeyDictionary[NavMesh, np.ndarray] = weakref.WeakKeyDictionary()
 
 
 def edge_table(mesh: NavMesh) -> np.ndarray:
@@ -52,6 +53,14 @@ def edge_table(mesh: NavMesh) -> np.ndarray:
                 table[:, q, i] = (x0, y0, x1 - x0, y1 - y0, -eps * length, _INSIDE * eps * length)
         _EDGES[mesh] = table
     return _EDGES[mesh]
+
+
+def plane_table(mesh: NavMesh) -> np.ndarray:
+    """(P, 3) the polygons' planes z = a x + b y + c, as a writable float64 copy made once per mesh (the
+    kernels are compiled for writable arrays; a mesh's own are read-only)."""
+    if mesh not in _PLANES:
+        _PLANES[mesh] = np.array(mesh.planes, dtype=np.float64, order="C")
+    return _PLANES[mesh]
 
 
 def path_tail(pts: np.ndarray) -> np.ndarray:
@@ -405,3 +414,29 @@ def remaining_rows(
             out[j] = remaining_distance(
                 path_corners[i], tail[i], path_len[i], corner[i], next_position[i, 0], next_position[i, 1]
             )
+
+
+# -- compile once ---------------------------------------------------------------------------------------
+def warm_up() -> None:
+    """Run every kernel of this module once on tiny inputs with the types `NavAgent` and `AgentBatch` pass,
+    so no tick pays for compiling: the machine code is compiled (seconds, once per environment) or loaded
+    from the on-disk cache (well under a second). Idempotent."""
+    one = np.zeros(1, dtype=np.int64)
+    f, f3, yes = np.zeros(1), np.zeros((1, 3)), np.ones(1, dtype=np.bool_)
+    pts, tail, edges, planes = np.zeros((1, 2, 3)), np.zeros((1, 2)), np.zeros((6, 1, 3)), np.zeros((1, 3))
+    corridors = np.zeros((1, 2), dtype=np.int64)
+    row = (f3, f3.copy(), one + 1, one.copy(), one.copy(), pts, tail, one + 2, yes, ~yes, f + 1, f + 1, f)
+    advance_rows(one, 0.1, *row, yes, f + 1, corridors, one + 2, edges, planes, f.copy(), one.copy())
+    follow_rows(one, f3, f3.copy(), ~yes, one.copy(), edges, planes, one.copy())
+    move_rows(one, f3, f3.copy(), one.copy(), one.copy(), corridors, one.copy(), yes, yes, one + 1, pts,
+              f + 1, edges, planes, one.copy())  # fmt: skip
+    remaining_rows(one, f3, pts, tail, one, one, yes, f.copy())
+    advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
+            corridors[0], 2, 0, edges, planes)  # fmt: skip
+    speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)
+    remaining_distance(pts[0], tail[0], 2, 1, 0.0, 0.0)
+    corridor_polygon(corridors[0], 2, 0, 0.0, 0.0, edges)
+    segment_distance(0.0, 0.0, 0.0, 0.0, 1.0, 1.0)
+    inside(edges, 0, 0.0, 0.0, True)
+    ramp(0.0, 1.0, 0.1)
+    walk_path(pts[0], 2, 1, np.zeros(3), 0.1)

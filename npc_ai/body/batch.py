@@ -89,6 +89,7 @@ class LocomotionBatch:
             dtype=np.int64,
         )
         self._pose_rows = np.array([world.poses.index(int(b)) for b in self.bodies], dtype=np.int64)
+        kernels.warm_up()  # compiled or loaded from the disk cache now, not in the first tick
         anim = animator if animator is not None else AnimatorSettings(lazy_pose=True)
         self.animators = AnimatorBatch(n, settings=anim)
         self.yaw = np.asarray(yaws, dtype=np.float64).copy()

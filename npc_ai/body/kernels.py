@@ -15,8 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from navigation.agent_kernels import remaining_distance
-from navigation.angles import turn, wrap
+from navigation import agent_kernels, angles
 
 
 @njit(cache=True)
@@ -107,7 +106,7 @@ def couple(
         if free[i]:
             h = free_heading[i]
             if not math.isnan(h):
-                yaw[i] = turn(y, h, step)
+                yaw[i] = angles.turn(y, h, step)
             speed_in[i] = free_speed[i]
             should_move[i] = free_speed[i] > 0.0
             if has_destination[i]:
@@ -130,7 +129,9 @@ def couple(
         k, n = corner[i], path_len[i]
         rem = 0.0
         if has_path[i]:
-            rem = remaining_distance(path_corners[i], tail[i], n, k, next_position[i, 0], next_position[i, 1])
+            rem = agent_kernels.remaining_distance(
+                path_corners[i], tail[i], n, k, next_position[i, 0], next_position[i, 1]
+            )
         behind = rem + math.hypot(dx, dy)
         moving = math.hypot(v0, v1) > should_move_speed and behind > stopping_distance[i]
         should_move[i] = moving
@@ -140,10 +141,10 @@ def couple(
             tx, ty = next_position[i, 0] - px, next_position[i, 1] - py
         if moving and math.hypot(tx, ty) > 0.05:
             heading = math.atan2(ty, tx)
-            y = turn(y, heading, step)
+            y = angles.turn(y, heading, step)
             yaw[i] = y
             if turn_in_place:  # a sharp turn is taken mostly on the spot
-                forward = forward * max(0.0, math.cos(wrap(heading - y)))
+                forward = forward * max(0.0, math.cos(angles.wrap(heading - y)))
         speed_in[i] = forward if moving else 0.0
     return stale
 
@@ -173,3 +174,19 @@ def drive(
         command[i, 0], command[i, 1] = vx, vy
         out[i, 0], out[i, 1], out[i, 2] = vx, vy, body_velocity[pose_rows[i], 2]
     return ok
+
+
+# -- compile once ---------------------------------------------------------------------------------------
+def warm_up() -> None:
+    """Run every kernel of this module once on tiny inputs with the types `LocomotionBatch` passes (and
+    `navigation.agent_kernels.warm_up`), so no tick pays for compiling: the machine code is compiled
+    (seconds, once per environment) or loaded from the on-disk cache (well under a second). Idempotent."""
+    agent_kernels.warm_up()
+    one = np.zeros(1, dtype=np.int64)
+    f, f2, f3, yes = np.zeros(1), np.zeros((1, 2)), np.zeros((1, 3)), np.ones(1, dtype=np.bool_)
+    feet(f3, one, 0.9, f3.copy())
+    find_drift(yes, f3, f3 + 1.0, f + 0.1, 0.9, one.copy(), one.copy(), f3.copy())
+    couple(0.1, f3, ~yes, f.copy(), f.copy(), f.copy(), f2.copy(), f2.copy(), ~yes, f.copy(), f3, f3, f + 1,
+           f, np.zeros((1, 2, 3)), np.zeros((1, 2)), one + 1, one + 2, yes, ~yes, 0.15, 0.3, 1.5, 0.05, 6.0,
+           True)  # fmt: skip
+    drive(0.1, f2, f.copy(), f2, f3, one, f2.copy(), f3.copy())
