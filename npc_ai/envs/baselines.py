@@ -1,6 +1,6 @@
 """Scripted and random baselines, and the command that measures them (the scores in docs/envs.md):
 
-    python -m npc_ai.envs.baselines [--episodes 5] [--scene arena] [--guards 3]
+    python -m npc_ai.envs.baselines [--episodes 5] [--scene arena] [--difficulty normal] [--guards 3]
 
 Scripted policies read only their observation (continuous actions):
 - player: walk (silently) along the navmesh path's next corner ("goal" fields 3-4), turning toward it;
@@ -131,8 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--guard-env-guards", type=int, default=1, help="guards in Guard-v0 (the learner first)"
     )
+    parser.add_argument("--time-limit", type=float, default=60.0, help="episode length [simulated s]")
     args = parser.parse_args(argv)
-    common = {"scene": args.scene, "difficulty": args.difficulty}
+    common = {"scene": args.scene, "difficulty": args.difficulty, "time_limit_s": args.time_limit}
     many = {**common, "guards": args.guards}
     alone = {**common, "guards": args.guard_env_guards}
     n = args.episodes
