@@ -20,6 +20,7 @@ from navigation import arguments
 from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
 from navigation.funnel import corridor_portals, drop_collinear, lift_path, string_pull_indexed
+from navigation.mesh_kernels import RAY_CLEAR, RAY_WALL, neighbor_table, surface_raycast
 from navigation.navmesh import NavMesh
 from navigation.polyanya import Polyanya
 
@@ -213,6 +214,8 @@ class NavMeshQuery:
         self._loops = mesh.loops
         self._eps = mesh.length_epsilon
         self._edges = edge_table(mesh)
+        self._neighbors = neighbor_table(mesh)
+        self._visited = np.zeros(mesh.polygon_count + 9, dtype=np.int64)  # `surface_raycast`'s scratch
         off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
         v = mesh.vertices
         nxt = np.arange(pv.shape[0]) + 1
@@ -481,55 +484,29 @@ class NavMeshQuery:
             return RaycastHit(
                 QueryStatus.INVALID, 0.0, np.full(3, np.nan), np.zeros(3), (), QueryReason.START_OFF_MESH
             )
-        ax, ay = float(s[0]), float(s[1])
-        dx, dy = float(e[0]) - ax, float(e[1]) - ay
-        visited = [p]
-        t_cur, prev = 0.0, -1
-        eps = self._eps
-        for _ in range(self.mesh.polygon_count + 8):
-            xy, nbs = self._loops.xy[p], self._loops.neighbors[p]
-            k = len(xy)
-            t_exit, edge = math.inf, -1
-            for i in range(k):
-                (x0, y0), (x1, y1) = xy[i], xy[(i + 1) % k]
-                nx_, ny_ = y1 - y0, -(x1 - x0)  # outward normal of a CCW edge
-                den = nx_ * dx + ny_ * dy
-                if den <= 1e-300:
-                    continue
-                t = (nx_ * (x0 - ax) + ny_ * (y0 - ay)) / den
-                ex, ey = x1 - x0, y1 - y0
-                along = ((ax + t * dx - x0) * ex + (ay + t * dy - y0) * ey) / max(ex * ex + ey * ey, 1e-300)
-                slack = eps / max(math.hypot(ex, ey), 1e-300)
-                if not (-slack <= along <= 1.0 + slack):
-                    continue  # a collinear edge the exit point is not on
-                better = t < t_exit - 1e-12 or (abs(t - t_exit) <= 1e-12 and nbs[i] >= 0 and nbs[i] != prev)
-                if better:
-                    t_exit, edge = t, i
-            t_exit = max(t_exit, t_cur)
-            if edge < 0 or t_exit >= 1.0 - eps / max(math.hypot(dx, dy), 1e-300):
-                end_z = self._z(p, float(e[0]), float(e[1]))
-                return RaycastHit(
-                    QueryStatus.SUCCESS,
-                    1.0,
-                    np.array([e[0], e[1], end_z]),
-                    np.zeros(3),
-                    tuple(visited),
-                )
-            q = nbs[edge]
-            if q < 0:
-                (x0, y0), (x1, y1) = xy[edge], xy[(edge + 1) % k]
-                L = math.hypot(x1 - x0, y1 - y0)
-                hx, hy = ax + t_exit * dx, ay + t_exit * dy
-                return RaycastHit(
-                    QueryStatus.PARTIAL,
-                    float(t_exit),
-                    np.array([hx, hy, self._z(p, hx, hy)]),
-                    np.array([-(y1 - y0) / L, (x1 - x0) / L, 0.0]),
-                    tuple(visited),
-                    QueryReason.WALL_HIT,
-                )
-            prev, p, t_cur = p, q, t_exit
-            visited.append(p)
+        status, t, p, edge, count = surface_raycast(
+            self._edges, self._neighbors, self._eps, p, float(s[0]), float(s[1]), float(e[0]), float(e[1]),
+            self._visited,
+        )  # fmt: skip
+        visited = tuple(self._visited[:count].tolist())
+        if status == RAY_CLEAR:
+            end = np.array([e[0], e[1], self._z(p, float(e[0]), float(e[1]))])
+            return RaycastHit(QueryStatus.SUCCESS, 1.0, end, np.zeros(3), visited)
+        if status == RAY_WALL:
+            ex, ey = float(self._edges[2, p, edge]), float(self._edges[3, p, edge])
+            length = math.hypot(ex, ey)
+            hx, hy = (
+                float(s[0]) + t * (float(e[0]) - float(s[0])),
+                float(s[1]) + t * (float(e[1]) - float(s[1])),
+            )
+            return RaycastHit(
+                QueryStatus.PARTIAL,
+                float(t),
+                np.array([hx, hy, self._z(p, hx, hy)]),
+                np.array([-ey / length, ex / length, 0.0]),
+                visited,
+                QueryReason.WALL_HIT,
+            )
         raise NavMeshError("raycast did not terminate: the mesh adjacency is inconsistent")
 
     # --- paths ------------------------------------------------------------------------------------

@@ -1,0 +1,51 @@
+"""The compiled surface raycast against shapely: a segment walks clear exactly when it stays inside the union
+of the mesh's polygons, and a wall stops it where it leaves that union (real level: MovingAI den312d)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, Point, Polygon
+
+from navigation.grid_bake import bake_grid
+from navigation.movingai import parse_map
+from navigation.query import NavMeshQuery, QueryStatus
+from tests.conftest import MOVINGAI
+
+
+@pytest.fixture(scope="module")
+def den() -> tuple[NavMeshQuery, shapely.Geometry]:
+    grid = parse_map((MOVINGAI / "den312d.map").read_text())
+    query = NavMeshQuery(bake_grid(grid))
+    mesh = query.mesh
+    free = shapely.union_all([Polygon(xy) for xy in mesh.loops.xy])
+    return query, free
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.floats(0.5, 40.0), angle=st.floats(-math.pi, math.pi))
+def test_raycast_leaves_the_mesh_where_its_union_ends(den, seed, length, angle) -> None:
+    query, free = den
+    start = query.random_points(np.random.default_rng(seed), 1)[0][0]
+    end = start + length * np.array([math.cos(angle), math.sin(angle), 0.0])
+    hit = query.raycast(start, end)
+    a, b = start[:2], end[:2]
+    if hit.status is QueryStatus.SUCCESS:
+        assert free.buffer(1e-6).covers(LineString([a, b]))
+        return
+    assert hit.status is QueryStatus.PARTIAL and 0.0 <= hit.fraction < 1.0
+    stop = a + hit.fraction * (b - a)
+    np.testing.assert_allclose(hit.point[:2], stop, atol=1e-9)
+    assert free.boundary.distance(Point(stop)) < 1e-6  # on the edge of the walkable union
+    if hit.fraction > 1e-6:  # the walk up to the wall stays inside
+        assert free.buffer(1e-6).covers(LineString([a, a + (hit.fraction - 1e-7) * (b - a)]))
+    beyond = stop + 1e-5 * (b - a) / length  # 10 um past the wall: off the walkable union
+    assert not free.contains(Point(beyond))
+    normal = hit.normal[:2]
+    assert abs(float(np.hypot(*normal)) - 1.0) < 1e-9
+    assert float(normal @ (b - a)) < 0  # the wall faces the walker
