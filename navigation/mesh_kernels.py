@@ -1,4 +1,5 @@
-"""Compiled walks over the navmesh's polygons (numba, ``cache=True``, no fast-math): the surface raycast.
+"""Compiled walks over the navmesh's polygons (numba, ``cache=True``, no fast-math): the surface raycast,
+and the polygons under a point (through a uniform bucket grid).
 
 Polygons come as the padded tables of `agent_kernels.edge_table` (per polygon and edge: start (ax, ay) and
 vector (ex, ey) [m]; padding edges are (0, 0) and never cross anything) and `neighbor_table` (the polygon
@@ -12,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from navigation.agent_kernels import inside
 from navigation.navmesh import NavMesh
 
 RAY_CLEAR = 0  # the whole segment is walkable
@@ -78,3 +80,68 @@ def surface_raycast(
         visited[count] = p
         count += 1
     return RAY_LOST, t_cur, p, -1, count
+
+
+def bucket_grid(
+    lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, size: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A uniform grid of square cells of `size` [m] from `origin` (2,) [m] over the polygons' bounding boxes
+    `lo`, `hi` (P, 2) [m], as CSR: (first cell index (2,) int64, cell starts ((nx * ny) + 1,) int64, the
+    polygons of each cell in polygon order). Cell (ix, iy) is row (ix - first[0]) * ny + (iy - first[1]),
+    ny = the grid's cell count in y."""
+    ilo = np.floor((lo - origin) / size - 1e-9).astype(np.int64)
+    ihi = np.floor((hi - origin) / size + 1e-9).astype(np.int64)
+    first = ilo.min(axis=0)
+    shape = ihi.max(axis=0) - first + 1
+    cells: list[list[int]] = [[] for _ in range(int(shape[0] * shape[1]))]
+    for p in range(len(lo)):
+        for ix in range(ilo[p, 0], ihi[p, 0] + 1):
+            for iy in range(ilo[p, 1], ihi[p, 1] + 1):
+                cells[(ix - first[0]) * shape[1] + (iy - first[1])].append(p)
+    starts = np.zeros(len(cells) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([len(c) for c in cells])
+    items = np.array([p for c in cells for p in c], dtype=np.int64)
+    return np.concatenate([first, shape]), starts, items
+
+
+@njit(cache=True)
+def polygons_at(
+    grid: np.ndarray,
+    starts: np.ndarray,
+    items: np.ndarray,
+    origin_x: float,
+    origin_y: float,
+    size: float,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    x: float,
+    y: float,
+    z: float,
+    tolerance: float,
+    found: np.ndarray,
+    gaps: np.ndarray,
+) -> int:
+    """The polygons holding (x, y) [m] (within a length epsilon of their edges: `agent_kernels.inside`)
+    whose surface is within `tolerance` [m] of height z (any height when z is NaN), written into `found`
+    nearest in height first (ties by polygon id), their height gaps [m] into `gaps`; returns how many.
+    `grid`, `starts`, `items` are a `bucket_grid` of cell `size` [m] from (origin_x, origin_y)."""
+    ix = np.int64(math.floor((x - origin_x) / size)) - grid[0]
+    iy = np.int64(math.floor((y - origin_y) / size)) - grid[1]
+    if ix < 0 or iy < 0 or ix >= grid[2] or iy >= grid[3]:
+        return 0
+    cell = ix * grid[3] + iy
+    count = 0
+    for k in range(starts[cell], starts[cell + 1]):
+        q = items[k]
+        if not inside(edges, q, x, y, False):
+            continue
+        dz = 0.0 if math.isnan(z) else abs(planes[q, 0] * x + planes[q, 1] * y + planes[q, 2] - z)
+        if dz > tolerance:
+            continue
+        j = count  # insertion by (gap, polygon id)
+        while j > 0 and (gaps[j - 1] > dz or (gaps[j - 1] == dz and found[j - 1] > q)):
+            gaps[j], found[j] = gaps[j - 1], found[j - 1]
+            j -= 1
+        gaps[j], found[j] = dz, q
+        count += 1
+    return count

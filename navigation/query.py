@@ -20,7 +20,14 @@ from navigation import arguments
 from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
 from navigation.funnel import corridor_portals, drop_collinear, lift_path, string_pull_indexed
-from navigation.mesh_kernels import RAY_CLEAR, RAY_WALL, neighbor_table, surface_raycast
+from navigation.mesh_kernels import (
+    RAY_CLEAR,
+    RAY_WALL,
+    bucket_grid,
+    neighbor_table,
+    polygons_at,
+    surface_raycast,
+)
 from navigation.navmesh import NavMesh
 from navigation.polyanya import Polyanya
 
@@ -233,13 +240,10 @@ class NavMeshQuery:
         hi = np.maximum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
         self._origin = v[:, :2].min(axis=0)
         self._bucket = max(2.0 * math.sqrt(float(mesh.areas.mean())), 1e-6)
-        ilo = np.floor((lo - self._origin) / self._bucket - 1e-9).astype(np.int64)
-        ihi = np.floor((hi - self._origin) / self._bucket + 1e-9).astype(np.int64)
-        self._buckets: dict[tuple[int, int], list[int]] = {}
-        for p in range(mesh.polygon_count):
-            for ix in range(ilo[p, 0], ihi[p, 0] + 1):
-                for iy in range(ilo[p, 1], ihi[p, 1] + 1):
-                    self._buckets.setdefault((ix, iy), []).append(p)
+        self._grid = bucket_grid(lo, hi, self._origin, self._bucket)
+        self._plane_rows = np.ascontiguousarray(mesh.planes, dtype=np.float64)
+        self._found = np.zeros(mesh.polygon_count, dtype=np.int64)  # `polygons_at`'s scratch
+        self._gaps = np.zeros(mesh.polygon_count)
         self._flat = bool(np.ptp(mesh.planes, axis=0).max() == 0.0)
         self._planes: list[tuple[float, float, float]] = [(a, b, c) for a, b, c in mesh.planes.tolist()]
         self._graph: nx.Graph | None = None
@@ -270,20 +274,13 @@ class NavMeshQuery:
         return self._polygons_at(p, tol)
 
     def _polygons_at(self, p: np.ndarray, tol: float) -> list[int]:
-        key = (
-            math.floor((p[0] - self._origin[0]) / self._bucket),
-            math.floor((p[1] - self._origin[1]) / self._bucket),
-        )
-        out: list[tuple[float, int]] = []
-        x, y = float(p[0]), float(p[1])
-        for q in self._buckets.get(key, []):
-            if not self._contains(q, x, y):
-                continue
-            dz = 0.0 if math.isnan(p[2]) else abs(self.mesh.height_at(q, x, y) - p[2])
-            if dz <= tol:
-                out.append((dz, q))
-        out.sort()
-        return [q for _, q in out]
+        grid, starts, items = self._grid
+        n = polygons_at(
+            grid, starts, items, float(self._origin[0]), float(self._origin[1]), self._bucket, self._edges,
+            self._plane_rows, float(p[0]), float(p[1]), float(p[2]), float(tol), self._found, self._gaps,
+        )  # fmt: skip
+        found: list[int] = self._found[:n].tolist()
+        return found
 
     def polygon_at(self, point: object, height_tolerance: float | None = None) -> int:
         """The polygon containing the point (nearest in height), or -1."""

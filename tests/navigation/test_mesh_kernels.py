@@ -49,3 +49,20 @@ def test_raycast_leaves_the_mesh_where_its_union_ends(den, seed, length, angle) 
     normal = hit.normal[:2]
     assert abs(float(np.hypot(*normal)) - 1.0) < 1e-9
     assert float(normal @ (b - a)) < 0  # the wall faces the walker
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.floats(0.0, 70.0), y=st.floats(0.0, 70.0))
+def test_polygons_at_are_the_polygons_that_cover_the_point(den, x, y) -> None:
+    """Through the bucket grid, the polygons holding a point are exactly those shapely says cover it (every
+    polygon with the point clearly inside, none with it clearly outside), in id order on a flat level."""
+    query, _ = den
+    found = query.polygons_at((x, y))
+    assert found == sorted(found)
+    point = Point(x, y)
+    for q, xy in enumerate(query.mesh.loops.xy):
+        poly = Polygon(xy)
+        if poly.buffer(-1e-6).contains(point):
+            assert q in found
+        elif not poly.buffer(1e-6).covers(point):
+            assert q not in found
