@@ -4,9 +4,11 @@ the heights of a path from the polygons of its corridor."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from navigation.errors import NavMeshError
 from navigation.navmesh import NavMesh, PolygonLoops
@@ -190,38 +192,53 @@ def drop_collinear(
     for name, value in (("tolerance", tolerance), ("horizontal_tolerance", horizontal_tolerance)):
         if not (value >= 0 and np.isfinite(value)):
             raise NavMeshError(f"{name} must be a finite number >= 0 [m], got {value!r}")
-    p = np.asarray(points, dtype=np.float64)
+    p = np.ascontiguousarray(points, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 2:
         raise NavMeshError(f"points must be a (k, d) polyline with d >= 2, got shape {p.shape}")
-    keep = list(range(len(p)))
-    changed = len(keep) > 2
+    keep: np.ndarray = _kept_points(p, float(horizontal_tolerance), float(tolerance))
+    out: np.ndarray = p[keep].copy()
+    return out
+
+
+@njit(cache=True)
+def _kept_points(p: np.ndarray, horizontal: float, other: float) -> np.ndarray:
+    """Indices of the points of the polyline `p` (k, d) that `drop_collinear` keeps."""
+    keep = np.arange(p.shape[0])
+    n = keep.shape[0]
+    changed = n > 2
     while changed:  # dropping a point changes its neighbours' neighbours: repeat until nothing drops
         changed = False
-        out = [keep[0]]
-        for j in range(1, len(keep) - 1):
-            a, b, c = p[out[-1]], p[keep[j]], p[keep[j + 1]]
-            if _on_segment(b, a, c, horizontal_tolerance, tolerance):
+        out = np.empty(n, dtype=np.int64)
+        out[0] = keep[0]
+        m = 1
+        for j in range(1, n - 1):
+            if _on_segment(p[keep[j]], p[out[m - 1]], p[keep[j + 1]], horizontal, other):
                 changed = True
                 continue
-            out.append(keep[j])
-        out.append(keep[-1])
-        keep = out
-    return p[keep].copy()
+            out[m] = keep[j]
+            m += 1
+        out[m] = keep[n - 1]
+        keep, n = out[: m + 1], m + 1
+    return keep
 
 
+@njit(cache=True)
 def _on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray, horizontal: float, other: float) -> bool:
     """Is p on the segment a-b: within `horizontal` [m] of it in x, y, and within `other` [m] of the point
     of the segment over it in the remaining dimensions?"""
-    ab = b - a
-    den = float(ab[:2] @ ab[:2])
-    t = 0.0 if den == 0.0 else min(1.0, max(0.0, float((p - a)[:2] @ ab[:2]) / den))
-    gap = a + t * ab - p
-    if float(np.linalg.norm(gap[:2])) > horizontal:
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    den = abx * abx + aby * aby
+    t = 0.0 if den == 0.0 else min(1.0, max(0.0, ((p[0] - a[0]) * abx + (p[1] - a[1]) * aby) / den))
+    gx, gy = a[0] + t * abx - p[0], a[1] + t * aby - p[1]
+    if math.sqrt(gx * gx + gy * gy) > horizontal:
         return False
-    if den == 0.0:  # a and b over one spot: p lies between them in height, or on one of them
-        lo, hi = np.minimum(a[2:], b[2:]) - other, np.maximum(a[2:], b[2:]) + other
-        return bool(((p[2:] >= lo) & (p[2:] <= hi)).all())
-    return bool((np.abs(gap[2:]) <= other).all())
+    for k in range(2, p.shape[0]):
+        if den == 0.0:  # a and b over one spot: p lies between them in height, or on one of them
+            if not (min(a[k], b[k]) - other <= p[k] <= max(a[k], b[k]) + other):
+                return False
+        elif not abs(a[k] + t * (b[k] - a[k]) - p[k]) <= other:
+            return False
+    return True
 
 
 def polyline_length(points: np.ndarray) -> float:
