@@ -79,6 +79,12 @@ def in_view_cone(
         raise PerceptionError(f"eye and forward must have the same rows, got {len(e)} and {len(f)}")
     r = _per_eye(radius, len(e), "radius", 0.0, math.inf, "be a number of metres >= 0")
     c = _per_eye(cos_half_angle, len(e), "cos_half_angle", -1.0, 1.0, "lie in [-1, 1]")
+    return _in_view_cone(e, f, t, r, c)
+
+
+def _in_view_cone(e: np.ndarray, f: np.ndarray, t: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`in_view_cone` of checked arrays: eyes (n, 3), forwards (n, 3), targets (m, 3), radii and cosines
+    (n,) (what `Perception.sense` builds itself, every tick)."""
     d = t[None, :, :] - e[:, None, :]  # (n, m, 3)
     dist2 = np.einsum("nmk,nmk->nm", d, d)
     inside = dist2 <= (r * r)[:, None]
@@ -230,7 +236,7 @@ class Perception:
         # 2. view cones, all viewers at once
         fwd = forward_from_yaw(np.array([v.yaw for v in viewers]))
         cos_half = np.array([v.cos_half_angle for v in viewers])
-        cone = in_view_cone(eyes, fwd, pts, radii, cos_half)
+        cone = _in_view_cone(eyes, fwd, pts, radii, cos_half)
         pairs = np.argwhere(cand & cone)
         if len(pairs) == 0:
             return out

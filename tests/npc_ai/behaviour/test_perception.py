@@ -163,13 +163,13 @@ def test_perception_sense_runs_the_tested_view_cone(monkeypatch: pytest.MonkeyPa
     from scenes import World, groups, load_scene
 
     calls: list[tuple[np.ndarray, np.ndarray]] = []
-    real = module.in_view_cone
+    real = module._in_view_cone  # the body of `in_view_cone`, without its input checks
 
     def spy(eye, forward, targets, radius, cos_half_angle):  # type: ignore[no-untyped-def]
         calls.append((np.asarray(radius), np.asarray(cos_half_angle)))
         return real(eye, forward, targets, radius, cos_half_angle)
 
-    monkeypatch.setattr(module, "in_view_cone", spy)
+    monkeypatch.setattr(module, "_in_view_cone", spy)
     with World(load_scene("arena"), seed=1) as world:
         npc = world.add_capsule((-12.0, -12.0, 0.0), group=groups.NPC)
         player = world.add_capsule((-9.0, -12.0, 0.0), group=groups.PLAYER)
