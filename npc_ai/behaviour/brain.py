@@ -100,6 +100,7 @@ class Npc:
         self.locomotor = locomotor
         self.settings = settings
         self.env = env
+        self._dt = float(env.dt)  # the env's tick is fixed: read it once
         self.rng = rng
         self.route = tuple(np.asarray(p, dtype=np.float64) for p in route)
         # percepts
@@ -134,7 +135,8 @@ class Npc:
 
     @property
     def dt(self) -> float:
-        return self.env.dt
+        """The env's fixed tick [s]."""
+        return self._dt
 
     @property
     def state(self) -> str:
