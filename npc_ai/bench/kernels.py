@@ -14,7 +14,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-KERNEL_MODULES = ("navigation.agent_kernels", "npc_ai.animation.kernels", "npc_ai.body.kernels")
+KERNEL_MODULES = (
+    "navigation.agent_kernels",
+    "navigation.funnel",
+    "navigation.mesh_kernels",
+    "npc_ai.animation.kernels",
+    "npc_ai.body.kernels",
+)
 """The modules holding the package's compiled kernels."""
 
 
