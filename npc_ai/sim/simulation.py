@@ -300,9 +300,7 @@ class Simulation:
             [math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)]
         )
         start = eye + direction * (npc.locomotor.character.radius + EYE_CLEARANCE)
-        t0 = _time.perf_counter()
         hits = self.world.ray_test(start[None], (start + direction * s.shoot_range)[None])
-        self.timings.pybullet += _time.perf_counter() - t0
         body = int(hits.body[0])
         hit = self.player is not None and body == self.player.body
         kind = groups.NAMES.get(self.world.groups.get(body, 0), "none") if body >= 0 else "none"
@@ -367,7 +365,6 @@ class Simulation:
         tm.decide += t2 - t1
         tm.locomotion += (t3 - t2) + (t5 - t4)
         tm.physics += t4 - t3
-        tm.pybullet += t4 - t3
         tm.record += t6 - t5
         tm.ticks += 1
         if self.gui_overlay is not None:  # GUI only, outside the timings
@@ -386,8 +383,6 @@ class Simulation:
 
     def _perceive(self) -> None:
         world, tick, t = self.world, self.world.tick, self.world.time
-        clock = _time.perf_counter
-        pb_time = 0.0
         # sight: the NPCs whose staggered timer fires this tick, one ray batch for all of them
         due = [n for n, p in zip(self.npcs, self._period, strict=True) if (tick + n.index) % p == 0]
         if due:
@@ -407,9 +402,7 @@ class Simulation:
                     for npc in due
                 ]
                 player = self.player
-                a = clock()
                 seen = self.perception.sense(viewers, {player.body: player.aim_point})
-                pb_time += clock() - a
                 feet = player.position
                 for npc, sighting in zip(due, seen, strict=True):
                     point = sighting.visible.get(player.body)
@@ -435,7 +428,6 @@ class Simulation:
             if npc.index not in controlled and npc.wants_probe():
                 s = npc.settings
                 ch = npc.locomotor.character
-                a = clock()
                 npc.on_probe(
                     probe_obstacles(
                         world,
@@ -451,8 +443,6 @@ class Simulation:
                         edge_gap=self._mesh_gap(npc),
                     )
                 )
-                pb_time += clock() - a
-        self.timings.pybullet += pb_time
 
     def _mesh_gap(self, npc: Npc) -> Callable[[float], float]:
         """Distance from npc to the navmesh edge along a heading (inf when the mesh goes on): box casts see
@@ -509,10 +499,7 @@ class Simulation:
         if self.player is not None:
             watchers = [n.eye for n in self.npcs if n.sees]
             eyes = np.array(watchers) if watchers else np.zeros((0, 3))
-            t0 = _time.perf_counter()
             step = self.player.decide(self.time, eyes)
-            if watchers:
-                self.timings.pybullet += _time.perf_counter() - t0
             if step is not None:
                 self.emit_noise(step, self.player.settings.footstep_loudness, "player")
 

@@ -9,14 +9,14 @@ import numpy as np
 
 @dataclass
 class Timings:
-    """Wall-clock seconds spent in each part of the tick (for `bench sim`)."""
+    """Wall-clock seconds spent in each phase of the tick (for `bench sim`, which times PyBullet's own share
+    call by call in a second run: `npc_ai.bench.sim.timed_pybullet`)."""
 
     perceive: float = 0.0
     decide: float = 0.0
     locomotion: float = 0.0
     physics: float = 0.0
     record: float = 0.0
-    pybullet: float = 0.0  # step + rays + box casts + overlap queries
     ticks: int = 0
 
     @property

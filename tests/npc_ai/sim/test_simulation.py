@@ -104,4 +104,4 @@ def test_trace_and_summary() -> None:
         assert np.isfinite(tr["player"]).all()
         lines = sim.summary()
         assert len(lines) == 3 and lines[0].startswith("guard_a")
-        assert sim.timings.ticks == 180 and sim.timings.pybullet > 0
+        assert sim.timings.ticks == 180 and sim.timings.physics > 0
