@@ -6,6 +6,11 @@ characters' feet [m], read from the world's pose cache: row i's body centre is `
 feet `half_height` [m] lower. Yaw 0 faces +X [rad]. Velocities are in m/s, times in seconds.
 
 No fastmath: the results are bit-identical from run to run, and equal to numpy's to round-off.
+
+These loops call the compiled rules of `navigation.agent_kernels` and `navigation.angles`, whose machine code
+numba copies into this module's disk cache; numba does not notice when those files change (numba issue
+#1833). After editing them, delete `npc_ai/body/__pycache__/*.nbi` (or touch this file) so this module
+compiles again; a fresh environment (CI, an install) always compiles from the current sources.
 """
 
 from __future__ import annotations
