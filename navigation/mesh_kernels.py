@@ -14,7 +14,10 @@ import numpy as np
 from numba import njit
 
 from navigation.agent_kernels import inside
+from navigation.kernel_cache import forget_stale_kernels
 from navigation.navmesh import NavMesh
+
+forget_stale_kernels(__file__, ("navigation.agent_kernels",))  # `inside` is compiled into these kernels
 
 RAY_CLEAR = 0  # the whole segment is walkable
 RAY_WALL = 1  # a wall edge stops the walk
