@@ -8,9 +8,8 @@ feet `half_height` [m] lower. Yaw 0 faces +X [rad]. Velocities are in m/s, times
 No fastmath: the results are bit-identical from run to run, and equal to numpy's to round-off.
 
 These loops call the compiled rules of `navigation.agent_kernels` and `navigation.angles`, whose machine code
-numba copies into this module's disk cache; numba does not notice when those files change (numba issue
-#1833). After editing them, delete `npc_ai/body/__pycache__/*.nbi` (or touch this file) so this module
-compiles again; a fresh environment (CI, an install) always compiles from the current sources.
+numba copies into this module's disk cache without noticing when those files change (numba issue #1833):
+`forget_stale_kernels` drops this module's cache when they did, so it compiles again.
 """
 
 from __future__ import annotations
@@ -21,6 +20,9 @@ import numpy as np
 from numba import njit
 
 from navigation import agent_kernels, angles
+from navigation.kernel_cache import forget_stale_kernels
+
+forget_stale_kernels(__file__, ("navigation.agent_kernels", "navigation.angles"))  # compiled into these loops
 
 
 @njit(cache=True)
