@@ -16,6 +16,7 @@ from typing import Any
 
 KERNEL_MODULES = (
     "navigation.agent_kernels",
+    "navigation.angles",
     "navigation.funnel",
     "navigation.mesh_kernels",
     "npc_ai.animation.kernels",
