@@ -21,6 +21,7 @@ def arena() -> tuple[object, NavMeshQuery]:
     return scene, NavMeshQuery(mesh)
 
 
+@pytest.mark.slow  # the default suite stays under 5 minutes; CI runs the slow set too
 def test_a_shove_drifts_the_unlimited_loop_and_the_default_pulls_its_agent_back(arena) -> None:
     scene, query = arena
     route = make_routes(query, np.random.default_rng(0), 1, 8.0)[0]

@@ -43,7 +43,7 @@ def _commands(rng: np.random.Generator, query: NavMeshQuery, n: int, ticks: int)
     return plan
 
 
-@pytest.mark.parametrize("full_pose", [False, True])
+@pytest.mark.parametrize("full_pose", [False, pytest.param(True, marks=pytest.mark.slow)])  # slow: CI runs it
 def test_batch_moves_like_one_locomotor_per_character(warehouse_query, full_pose) -> None:
     query, n, ticks = warehouse_query, 6, 240
     rng = np.random.default_rng(7)

@@ -41,7 +41,11 @@ def scene_query(name: str, tmp_path_factory) -> NavMeshQuery:
     return NavMeshQuery(mesh)
 
 
-@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize(
+    "mode",
+    # the default coupling in the default suite, the other modes in the slow set (CI runs both)
+    [m if m == "root_motion" else pytest.param(m, marks=pytest.mark.slow) for m in MODES],
+)
 @pytest.mark.parametrize(
     ("scene", "waypoints"),
     [

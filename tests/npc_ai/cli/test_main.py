@@ -39,12 +39,14 @@ def test_run_simulates_and_summarises_every_npc() -> None:
         assert f"  {name} " in out.stdout.split("summary:")[1]
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_run_loads_a_movingai_map(movingai_dir: Path) -> None:
     out = npc_ai("run", str(movingai_dir / "den312d.map"), "--seconds", "1")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("scene den312d")
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_same_seed_same_output_across_processes() -> None:
     def body(text: str) -> str:  # everything but the wall-clock timings on the first line
         return text.split("\n", 1)[1]
@@ -91,6 +93,7 @@ def test_gui_without_display_says_so_and_runs_headless() -> None:
     assert "0.5 s simulated" in out.stdout
 
 
+@pytest.mark.slow  # the default suite stays under 5 minutes; CI runs the slow set too
 def test_demo_runs_in_the_warehouse_and_draws_the_replay(tmp_path: Path) -> None:
     out = npc_ai("demo", "--seconds", "5", "--out", str(tmp_path / "demo.png"))
     assert out.returncode == 0, out.stderr
@@ -119,6 +122,7 @@ def test_clip_info_reads_the_cmu_bvh(movingai_dir: Path) -> None:
     assert info["contacts"]["left"]["count"] > 0 and info["contacts"]["right"]["count"] > 0
 
 
+@pytest.mark.slow  # the default suite stays under 5 minutes; CI runs the slow set too
 def test_clip_plot_writes_a_png(tmp_path: Path) -> None:
     out = npc_ai("clip", "plot", "run", "--out", str(tmp_path / "run.png"))
     assert out.returncode == 0, out.stderr
@@ -163,6 +167,7 @@ def test_nav_scen_writes_the_documented_csv(tmp_path: Path, movingai_dir: Path) 
         assert float(r[8]) > 0
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_nav_bake_prints_time_and_polygons_and_plots(tmp_path: Path) -> None:
     env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
     first = npc_ai("nav", "bake", "arena", "--plot", str(tmp_path / "nav.png"), env=env)
@@ -183,6 +188,7 @@ def test_nav_scen_bad_map_is_one_line(tmp_path: Path) -> None:
     assert "x.map" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_bench_sync_writes_the_documented_json(tmp_path: Path) -> None:
     import json
 
@@ -300,6 +306,7 @@ def test_a_writable_output_folder_is_created_and_probed_without_leftovers(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "mesh.npz"]
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_bake_progress_goes_to_stderr_and_quiet_silences_it(tmp_path: Path) -> None:
     env = {**os.environ, "NPC_AI_CACHE": str(tmp_path / "cache")}
     baked = npc_ai("nav", "bake", "arena", "--no-cache", env=env)
@@ -351,6 +358,7 @@ def test_bake_progress_on_a_terminal_is_a_bar_that_clears(tmp_path: Path) -> Non
     assert stdout.startswith("scene arena: navmesh baked in") and "casting rays" not in stdout
 
 
+@pytest.mark.slow  # the default suite stays under 5 minutes; CI runs the slow set too
 def test_bench_sim_shows_progress_per_size_on_stderr() -> None:
     args = ["bench", "sim", "--scene", "arena", "--sizes", "1", "2", "--seconds", "0.5"]
     out = npc_ai(*args)
@@ -370,6 +378,7 @@ def test_clip_render_writes_a_filmstrip_quietly(tmp_path: Path) -> None:
     assert (tmp_path / "strip.png").read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.slow  # the default suite stays under 5 minutes; CI runs the slow set too
 @pytest.mark.parametrize("where", ["{file}", "{file}/cache"], ids=["a file", "under a file"])
 def test_nav_bake_with_an_unusable_cache_bakes_and_warns_on_one_line(tmp_path: Path, where: str) -> None:
     """Issue 10: NPC_AI_CACHE naming a file (or a folder that cannot be created) gave a traceback."""
@@ -385,6 +394,7 @@ def test_nav_bake_with_an_unusable_cache_bakes_and_warns_on_one_line(tmp_path: P
     assert str(tmp_path / "notes.txt") in lines[0]
 
 
+@pytest.mark.slow  # a CLI process that bakes or benchmarks (the default suite stays under 5 minutes)
 def test_nav_bake_save_writes_exactly_the_file_it_reports(tmp_path: Path) -> None:
     """Issue 10: `--save mesh.bin` wrote mesh.bin.npz but reported mesh.bin. Names other than .npz are
     refused before any work; the file written is the one reported."""

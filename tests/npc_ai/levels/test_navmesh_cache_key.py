@@ -71,6 +71,7 @@ def _cli_bake(scene_file: Path, cache: Path) -> tuple[int, bool]:
     return int(polygons.group(1)), "loaded from the cache" in out.stdout
 
 
+@pytest.mark.slow  # two CLI processes that bake (the default suite stays under 5 minutes)
 def test_an_edited_level_obj_is_rebaked(tmp_path: Path) -> None:
     (tmp_path / "level.obj").write_text(level_obj(block=False))
     (tmp_path / "s.toml").write_text(MESH_SCENE)
