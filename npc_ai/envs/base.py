@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import time
 from typing import Any, ClassVar
@@ -29,7 +30,7 @@ def make_config(settings: dict[str, Any]) -> EnvConfig:
     return EnvConfig(**settings)
 
 
-class RoleEnv(gym.Env[dict[str, Any], Any]):
+class RoleEnv(gym.Env[dict[str, Any], Any], abc.ABC):
     """A Gymnasium env whose learner plays one role in a `Match` (see `StealthEnv`, `GuardEnv`).
 
     Args:
@@ -57,27 +58,34 @@ class RoleEnv(gym.Env[dict[str, Any], Any]):
         self._done = False
 
     # -- the role ------------------------------------------------------------------------------------------
+    @abc.abstractmethod
     def _observation_space(self) -> gym.spaces.Dict:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
+    @abc.abstractmethod
     def _gaits(self) -> Gaits:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
+    @abc.abstractmethod
     def _apply(self, speed: float, turn_rate: float) -> None:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
+    @abc.abstractmethod
     def _observe(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
+    @abc.abstractmethod
     def _reward(self, tally: Tally, path_before: float) -> float:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
+    @abc.abstractmethod
     def _terminated(self) -> bool:
-        raise NotImplementedError
+        """Each role (learning player, learning guard) defines it."""
 
     def _info(self) -> dict[str, Any]:
         m = self.match
-        assert m.sim is not None
+        if m.sim is None:
+            raise EnvError("the env has no world yet: call reset() first")
         return {
             "time_s": float(m.sim.time),
             "hits_taken": int(m.hits_taken),
@@ -152,7 +160,8 @@ class RoleEnv(gym.Env[dict[str, Any], Any]):
 
     def _aim_gui_camera(self) -> None:
         sim = self.match.sim
-        assert sim is not None
+        if sim is None:
+            raise EnvError("the env has no world yet: call reset() first")
         lo, hi = sim.world.static_bounds()
         centre = (lo + hi) / 2
         span = float(max(hi[0] - lo[0], hi[1] - lo[1]))

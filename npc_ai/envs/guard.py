@@ -20,6 +20,7 @@ import gymnasium as gym
 
 from npc_ai.envs.actions import Gaits
 from npc_ai.envs.base import RoleEnv
+from npc_ai.envs.errors import EnvError
 from npc_ai.envs.match import Tally
 from npc_ai.envs.observe import guard_reward, observe
 from npc_ai.envs.sensing import observation_space
@@ -39,7 +40,8 @@ class GuardEnv(RoleEnv):
 
     def _gaits(self) -> Gaits:
         sim = self.match.sim
-        assert sim is not None
+        if not (sim is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         s = sim.npcs[0].settings
         return Gaits(walk=s.walk_speed, run=s.run_speed)
 
@@ -59,7 +61,8 @@ class GuardEnv(RoleEnv):
     def _info(self) -> dict[str, Any]:
         info = super()._info()
         sim = self.match.sim
-        assert sim is not None
+        if not (sim is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         npc = sim.npcs[0]
         info.update(shots=int(npc.shots), hits=int(npc.hits), sees=bool(npc.sees))
         info["success"] = bool(self.match.caught)  # the guards' side won

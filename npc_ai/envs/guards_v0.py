@@ -68,7 +68,8 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.learning_player = learning_player
         self.metadata = {**type(self).metadata, "render_fps": 1.0 / config.step_s}
         n = config.guards
-        assert n is not None
+        if n is None:
+            raise EnvOptionsError("guards_v0 needs a guard count")
         self.possible_agents = [f"guard_{i}" for i in range(n)] + ([PLAYER] if learning_player else [])
         self.agents: list[str] = []
         guard_obs = observation_space(config.rays, config.ray_range, 1, goal=False)
@@ -103,7 +104,8 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
             if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= most:
                 raise EnvOptionsError(f"guards must be an integer in 1..{most} for this env, got {g!r}")
         config = self.config.with_options(options)
-        assert config.guards is not None
+        if config.guards is None:
+            raise EnvOptionsError("guards_v0 needs a guard count")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         state = self._rng.bit_generator.state
@@ -143,7 +145,8 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
             return {}, {}, {}, {}, {}
         for agent in self.agents:
             cmd = m.player_command if agent == PLAYER else m.commands[int(agent.split("_")[1])]
-            assert cmd is not None
+            if cmd is None:
+                raise EnvError(f"{agent} has no command slot: call reset() before step()")
             cmd.speed, cmd.turn_rate = commands.get(agent, (0.0, 0.0))
         path_before = m.path_length
         tally = m.advance()
@@ -162,7 +165,8 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
         if agent == PLAYER:
             return Gaits(walk=PLAYER_SETTINGS.speed, run=PLAYER_SETTINGS.run_speed)
         sim = self.match.sim
-        assert sim is not None
+        if sim is None:
+            raise EnvError("the env has no world yet: call reset() first")
         s = sim.npcs[int(agent.split("_")[1])].settings
         return Gaits(walk=s.walk_speed, run=s.run_speed)
 
@@ -181,7 +185,8 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     def _info(self, agent: str) -> dict[str, Any]:
         m = self.match
-        assert m.sim is not None
+        if m.sim is None:
+            raise EnvError("the env has no world yet: call reset() first")
         info: dict[str, Any] = {
             "time_s": float(m.sim.time),
             "hits_taken": int(m.hits_taken),

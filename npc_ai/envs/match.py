@@ -19,7 +19,7 @@ from navigation.angles import wrap_angle
 from navigation.navmesh import NavMesh
 from npc_ai.behaviour import BehaviourSettings, Npc
 from npc_ai.envs.config import DIFFICULTIES, EnvConfig, load_scene
-from npc_ai.envs.errors import EnvOptionsError, RenderModeError
+from npc_ai.envs.errors import EnvError, EnvOptionsError, RenderModeError
 from npc_ai.envs.sensing import ALERT_STATES, Senses
 from npc_ai.errors import NpcAiError
 from npc_ai.sim.player import Player, PlayerSettings
@@ -132,7 +132,8 @@ class Match:
         for g in learning_guards:
             sim.control(g, self._guard_controller(g))
         self.player_command = Command() if learning_player else None
-        assert sim.player is not None  # the settings always ask for one
+        if not (sim.player is not None):
+            raise EnvError("the simulation has no player")
         if learning_player:
             sim.player.controller = self._player_controller
         n = len(sim.npcs)
@@ -185,7 +186,8 @@ class Match:
             return
         if abs(wrap_angle(npc.heading_to(point) - npc.yaw)) > math.radians(s.aim_tolerance_deg):
             return
-        assert self.sim is not None
+        if self.sim is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         npc.cooldown_until = time + s.shoot_cooldown_s
         result = self.sim.hitscan(npc)
         npc.shots += 1
@@ -194,7 +196,8 @@ class Match:
 
     def _player_controller(self, player: Player, time: float, watchers: np.ndarray) -> None:
         cmd = self.player_command
-        assert cmd is not None
+        if cmd is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         if len(watchers):
             self.tally.seen_s += player.world.dt
         player.move(cmd.speed, player.yaw + cmd.turn_rate * player.world.dt)
@@ -203,7 +206,8 @@ class Match:
     def advance(self) -> Tally:
         """Run one env step (frame_skip ticks) with the current commands; return what happened."""
         sim, cfg = self.sim, self.config
-        assert sim is not None and cfg is not None and sim.player is not None
+        if not (sim is not None and cfg is not None and sim.player is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         n = len(sim.npcs)
         self.tally = Tally(guard_sight_s=np.zeros(n), hits=np.zeros(n, dtype=np.int64))
         scripted_player = self.player_command is None
@@ -247,12 +251,14 @@ class Match:
 
     @property
     def time_left(self) -> float:
-        assert self.config is not None
+        if self.config is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         return max(0.0, self.config.time_limit_s - self.steps * self.config.step_s)
 
     @property
     def out_of_time(self) -> bool:
-        assert self.config is not None
+        if self.config is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         return self.steps >= self.config.max_steps
 
     # -- perception of the learning player ------------------------------------------------------------------
@@ -260,7 +266,8 @@ class Match:
         """(candidates, starts, ends): the guards inside the player's view (range and half angle) and the
         rays from its eye to their chests."""
         sim, cfg = self.sim, self.config
-        assert sim is not None and cfg is not None and sim.player is not None
+        if not (sim is not None and cfg is not None and sim.player is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         eye = sim.player.position + [0.0, 0.0, EYE]
         chests = sim.locomotion.positions.reshape(-1, 3) + [0.0, 0.0, 1.2]  # every guard at once
         d = chests[:, :2] - eye[:2]
@@ -275,7 +282,8 @@ class Match:
     def update_player_memory(self, candidates: np.ndarray, first_hit: np.ndarray) -> None:
         """Record the guards the player sees now (their line of sight hit the guard itself first)."""
         sim = self.sim
-        assert sim is not None
+        if sim is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         self.visible[:] = False
         bodies = np.array([npc.body for npc in sim.npcs], dtype=np.int64)
         seen = candidates[first_hit == bodies[candidates]]
@@ -291,7 +299,8 @@ class Match:
 
     # -- goals ---------------------------------------------------------------------------------------------
     def _draw_goals(self, cfg: EnvConfig, player: Player) -> list[np.ndarray]:
-        assert self.sim is not None
+        if self.sim is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         query = self.sim.query
         here = query.polygon_at(player.position)
         island = int(query.mesh.islands[here]) if here >= 0 else query.mesh.main_island
@@ -308,7 +317,8 @@ class Match:
     def _path(self) -> tuple[float, np.ndarray]:
         """Navmesh path length to the current goal [m] and its next corner (the goal itself when none)."""
         sim = self.sim
-        assert sim is not None and sim.player is not None
+        if not (sim is not None and sim.player is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         if not self.goals or self.goal_index >= len(self.goals):
             here = sim.player.position
             return 0.0, here

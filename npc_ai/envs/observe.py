@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from npc_ai.envs.errors import EnvError
 from npc_ai.envs.match import Match, Tally
 from npc_ai.envs.sensing import FAR, egocentric, target_rows
 
@@ -45,7 +46,8 @@ def observe(match: Match, guards: list[int], player: bool) -> tuple[dict[int, di
     """Observations of the listed guards (by index) and, when `player`, of the player (returned second;
     None otherwise), from one ray batch."""
     sim = match.sim
-    assert sim is not None and sim.player is not None
+    if not (sim is not None and sim.player is not None):
+        raise EnvError("the env's world is not ready: call reset() first")
     feet, yaws, radii = [], [], []
     for g in guards:
         npc = sim.npcs[g]
@@ -83,7 +85,8 @@ def _self(match: Match, row: int, velocity: np.ndarray, yaw: float, hits: float,
 
 def _guard(match: Match, g: int, dist: np.ndarray, kind: np.ndarray) -> dict[str, Any]:
     sim = match.sim
-    assert sim is not None and sim.player is not None
+    if not (sim is not None and sim.player is not None):
+        raise EnvError("the env's world is not ready: call reset() first")
     npc = sim.npcs[g]
     mem = npc.memory
     known = np.array([mem is not None])
@@ -103,7 +106,8 @@ def _guard(match: Match, g: int, dist: np.ndarray, kind: np.ndarray) -> dict[str
 
 def _player(match: Match, dist: np.ndarray, kind: np.ndarray) -> dict[str, Any]:
     sim, cfg = match.sim, match.config
-    assert sim is not None and cfg is not None and sim.player is not None
+    if not (sim is not None and cfg is not None and sim.player is not None):
+        raise EnvError("the env's world is not ready: call reset() first")
     p = sim.player
     n = len(sim.npcs)
     known = np.isfinite(match.seen_time)

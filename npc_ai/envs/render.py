@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from npc_ai.envs.errors import RenderModeError
+from npc_ai.envs.errors import EnvError, RenderModeError
 from npc_ai.envs.match import Match
 
 BACKGROUND = (30, 30, 34)
@@ -54,7 +54,8 @@ class TopDown:
 
     def __init__(self, match: Match, max_pixels: int = 384) -> None:
         sim = match.sim
-        assert sim is not None
+        if sim is None:
+            raise EnvError("the env's world is not ready: call reset() first")
         self.match = match
         lo, hi = sim.world.static_bounds()
         span = max(hi[0] - lo[0], hi[1] - lo[1], 1.0)
@@ -111,7 +112,8 @@ class TopDown:
     def frame(self) -> np.ndarray:
         """(height, width, 3) uint8 RGB."""
         sim, m = self.match.sim, self.match
-        assert sim is not None and sim.player is not None
+        if not (sim is not None and sim.player is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         img = self.base.copy()
         for npc in sim.npcs:
             s = npc.settings

@@ -17,6 +17,7 @@ import gymnasium as gym
 
 from npc_ai.envs.actions import Gaits
 from npc_ai.envs.base import RoleEnv
+from npc_ai.envs.errors import EnvError
 from npc_ai.envs.match import PLAYER_SETTINGS, Tally
 from npc_ai.envs.observe import observe, player_reward
 from npc_ai.envs.sensing import observation_space
@@ -36,7 +37,8 @@ class StealthEnv(RoleEnv):
 
     def _apply(self, speed: float, turn_rate: float) -> None:
         cmd = self.match.player_command
-        assert cmd is not None
+        if not (cmd is not None):
+            raise EnvError("the env's world is not ready: call reset() first")
         cmd.speed, cmd.turn_rate = speed, turn_rate
 
     def _observe(self) -> dict[str, Any]:
