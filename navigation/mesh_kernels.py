@@ -1,5 +1,5 @@
 """Compiled walks over the navmesh's polygons (numba, ``cache=True``, no fast-math): the surface raycast,
-and the polygons under a point (through a uniform bucket grid).
+the polygons under a point (through a uniform bucket grid), and both for many rays in one call.
 
 Polygons come as the padded tables of `agent_kernels.edge_table` (per polygon and edge: start (ax, ay) and
 vector (ex, ey) [m]; padding edges are (0, 0) and never cross anything) and `neighbor_table` (the polygon
@@ -22,6 +22,7 @@ forget_stale_kernels(__file__, ("navigation.agent_kernels",))  # `inside` is com
 RAY_CLEAR = 0  # the whole segment is walkable
 RAY_WALL = 1  # a wall edge stops the walk
 RAY_LOST = 2  # the walk did not end within polygon_count + 8 steps (inconsistent adjacency)
+RAY_OFF_MESH = 3  # `surface_raycasts` only: the start is on no polygon, nothing was walked
 
 
 def neighbor_table(mesh: NavMesh) -> np.ndarray:
@@ -148,3 +149,84 @@ def polygons_at(
         gaps[j], found[j] = dz, q
         count += 1
     return count
+
+
+@njit(cache=True)
+def surface_raycasts(
+    grid: np.ndarray,
+    starts: np.ndarray,
+    items: np.ndarray,
+    origin_x: float,
+    origin_y: float,
+    size: float,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    neighbors: np.ndarray,
+    eps: float,
+    tolerance: float,
+    ray_starts: np.ndarray,
+    ray_ends: np.ndarray,
+    found: np.ndarray,
+    gaps: np.ndarray,
+    visited: np.ndarray,
+    status: np.ndarray,
+    fraction: np.ndarray,
+    last: np.ndarray,
+    wall: np.ndarray,
+) -> int:
+    """Ray k of `ray_starts`, `ray_ends` (k, 3) [m] (a start z of NaN: any height): the start's polygon
+    (`polygons_at` within `tolerance` [m], the nearest in height) and `surface_raycast` from it toward the
+    end, exactly as one `NavMeshQuery.raycast` does. Writes `status[k]` (RAY_CLEAR / RAY_WALL / RAY_LOST,
+    or RAY_OFF_MESH when the start is on no polygon), `fraction[k]` (0 when off the mesh), `last[k]` (the
+    polygon the walk ended in, -1 off the mesh) and `wall[k]` (the wall edge's index in it, else -1).
+    `found`, `gaps` (polygon_count long) and `visited` (polygon_count + 9) are scratch. Returns the first
+    ray whose walk got lost (RAY_LOST), or -1."""
+    lost = -1
+    for k in range(ray_starts.shape[0]):
+        sx, sy = ray_starts[k, 0], ray_starts[k, 1]
+        n = polygons_at(
+            grid, starts, items, origin_x, origin_y, size, edges, planes, sx, sy, ray_starts[k, 2], tolerance,
+            found, gaps,
+        )  # fmt: skip
+        if n == 0:
+            status[k], fraction[k], last[k], wall[k] = RAY_OFF_MESH, 0.0, -1, -1
+            continue
+        code, t, p, edge, _ = surface_raycast(
+            edges, neighbors, eps, found[0], sx, sy, ray_ends[k, 0], ray_ends[k, 1], visited
+        )
+        status[k], fraction[k], last[k], wall[k] = code, t, p, edge
+        if code == RAY_LOST and lost < 0:
+            lost = k
+    return lost
+
+
+# -- compile once ---------------------------------------------------------------------------------------
+_WARM: list[bool] = []  # non-empty once `warm_up` ran in this process
+
+
+def warm_up() -> None:
+    """Run every kernel of this module once on a one-square mesh with the types `NavMeshQuery` passes (its
+    planes are read-only), so no query pays for compiling: the machine code is compiled (seconds, once per
+    environment) or loaded from the on-disk cache (tens of ms). `NavMeshQuery` calls it when it is made;
+    once per process, later calls return at once."""
+    if _WARM:
+        return
+    edges = np.zeros((6, 1, 4))
+    edges[:4, 0] = np.array(
+        [[0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 0.0, -1.0, 0.0], [0.0, 1.0, 0.0, -1.0]]
+    )
+    edges[4:] = -np.inf
+    neighbors = np.full((1, 4), -1, dtype=np.int64)
+    planes = np.zeros((1, 3))
+    planes.setflags(write=False)
+    grid, starts, items = bucket_grid(np.zeros((1, 2)), np.ones((1, 2)), np.zeros(2), 2.0)
+    found, gaps, visited = np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(10, dtype=np.int64)
+    polygons_at(grid, starts, items, 0.0, 0.0, 2.0, edges, planes, 0.5, 0.5, 0.0, 1.0, found, gaps)
+    surface_raycast(edges, neighbors, 1e-9, 0, 0.5, 0.5, 2.0, 0.5, visited)
+    rays = np.array([[0.5, 0.5, 0.0]])
+    one, f = np.zeros(1, dtype=np.int64), np.zeros(1)
+    surface_raycasts(
+        grid, starts, items, 0.0, 0.0, 2.0, edges, planes, neighbors, 1e-9, 1.0, rays, rays + 1.0, found,
+        gaps, visited, one, f, one.copy(), one.copy(),
+    )  # fmt: skip
+    _WARM.append(True)

@@ -12,6 +12,7 @@ import enum
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -27,9 +28,13 @@ from navigation.mesh_kernels import (
     neighbor_table,
     polygons_at,
     surface_raycast,
+    warm_up,
 )
 from navigation.navmesh import NavMesh
 from navigation.polyanya import Polyanya
+
+if TYPE_CHECKING:
+    from navigation.raycasts import RaycastBatch
 
 
 class QueryStatus(enum.Enum):
@@ -214,6 +219,7 @@ class NavMeshQuery:
         budget = arguments.count(max_nodes, "max_nodes", low=1)
         if mesh.polygon_count == 0:
             raise NavMeshError("the navmesh has no polygons")
+        warm_up()  # the compiled lookups and raycasts: compiled or loaded now (once), not in a tick
         self.mesh = mesh
         self.height_tolerance = tol
         self.max_nodes = budget
@@ -505,6 +511,19 @@ class NavMeshQuery:
                 QueryReason.WALL_HIT,
             )
         raise NavMeshError("raycast did not terminate: the mesh adjacency is inconsistent")
+
+    def raycast_many(self, starts: object, ends: object) -> RaycastBatch:
+        """`raycast` for k segments in one compiled call: row i walks from starts[i] toward ends[i].
+
+        Args:
+            starts, ends: (k, 2) or (k, 3) points [m] (a start z of NaN: any height).
+        Returns:
+            a `navigation.raycasts.RaycastBatch` of arrays: each row's status, fraction, stop point and
+            wall normal exactly as `raycast` gives them (without the walked polygons).
+        """
+        from navigation.raycasts import raycast_many
+
+        return raycast_many(self, starts, ends)
 
     # --- paths ------------------------------------------------------------------------------------
     def find_path(self, start: object, goal: object, *, max_nodes: int | None = None) -> PathResult:
