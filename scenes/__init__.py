@@ -5,9 +5,12 @@ Typical use::
     from scenes import World, load_scene
     with World(load_scene("arena"), seed=1) as world:
         world.step(60)
+
+`new_client()` opens a PyBullet client of your own (headless by default) to hand to `World(..., client=)`.
 """
 
 from scenes import groups
+from scenes._bullet import new_client as new_client  # public; joins __all__ once docs/api.md lists it
 from scenes.boxcast import BoxCastHit
 from scenes.errors import SceneError, WorldError, WorldSettingsError
 from scenes.events import Event, EventLog

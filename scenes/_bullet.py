@@ -53,7 +53,21 @@ DATA_PATH: str = pybullet_data.getDataPath()
 
 
 def new_client(gui: bool = False) -> Client:
-    """Open a fresh physics client (DIRECT, or GUI when asked); the caller owns and closes it."""
+    """A fresh PyBullet physics client of its own (`scenes.new_client`, the public way to get one).
+
+    One client per world: hand it to `World(scene, client=...)` (or to an `npc_ai.Simulation`) to share it
+    with your own code, or let an env keep one for its whole life and rebuild worlds into it. The caller
+    owns the client and closes it with `client.disconnect()`.
+
+    Args:
+        gui: open PyBullet's GUI window (needs a display; PyBullet allows one GUI client per process)
+            instead of a headless DIRECT client. DIRECT clients print nothing on connect.
+    Returns:
+        a `pybullet_utils.bullet_client.BulletClient`: every pybullet function as a method bound to this
+        client (`client.rayTestBatch(...)`, `client.stepSimulation()`, ...).
+    Raises:
+        pybullet.error: the GUI could not be opened (no display, or another GUI client is connected).
+    """
     mode = pybullet.GUI if gui else pybullet.DIRECT
     if gui:
         return bullet_client.BulletClient(connection_mode=mode)

@@ -24,8 +24,7 @@ from npc_ai.envs.sensing import ALERT_STATES, Senses
 from npc_ai.errors import NpcAiError
 from npc_ai.sim.player import Player, PlayerSettings
 from npc_ai.sim.simulation import NpcController, Simulation, SimulationSettings
-from scenes import Scene, SceneError, WorldSettings
-from scenes._bullet import new_client
+from scenes import Scene, SceneError, WorldSettings, new_client
 
 PLAYER_SETTINGS = PlayerSettings(mode="wander", speed=2.0, run_speed=3.5)  # the learning player's speeds
 EYE = 1.6  # [m] the learning player's eye height

@@ -181,3 +181,19 @@ def test_check_env_with_the_human_mode_under_a_virtual_display() -> None:
         ["xvfb-run", "-a", sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO
     )
     assert "human ok" in out.stdout, out.stderr[-2000:]
+
+
+def test_the_envs_get_their_client_from_the_public_scenes_new_client() -> None:
+    import scenes
+    from scenes import World, load_scene
+
+    client = scenes.new_client()  # headless, the caller's to close
+    assert client.isConnected() and scenes.new_client.__doc__
+    with World(load_scene("arena"), client=client) as world:
+        world.step(2)
+    assert client.isConnected()  # an injected client outlives its world
+    client.disconnect()
+    env = GuardEnv(**SMALL)
+    assert env.match.client.isConnected()
+    env.close()
+    assert not env.match.client.isConnected()
