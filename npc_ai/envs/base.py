@@ -101,10 +101,11 @@ class RoleEnv(gym.Env[dict[str, Any], Any], abc.ABC):
         """Start an episode. options: "scene", "guards", "difficulty" (this episode only; see `EnvConfig`).
 
         Raises:
-            EnvOptionsError: a bad option; the env keeps its previous episode and can be reset again.
+            EnvOptionsError: an unknown option key or a bad value; the env keeps its previous episode (and,
+                for a bad key or value, its random generator untouched) and can be reset again.
         """
+        config = self.config.with_options(options)  # before seeding: a bad option changes nothing
         super().reset(seed=seed)
-        config = self.config.with_options(options)
         state = self.np_random.bit_generator.state
         sim_seed = int(self.np_random.integers(0, 2**31 - 1))
         try:

@@ -115,17 +115,26 @@ class EnvConfig:
         """Env steps before truncation."""
         return max(1, math.ceil(self.time_limit_s / self.step_s - 1e-9))
 
-    def with_options(self, options: Mapping[str, Any] | None) -> EnvConfig:
+    def with_options(self, options: Mapping[str, Any] | None, *, ignore: tuple[str, ...] = ()) -> EnvConfig:
         """This config with a `reset(options=...)` applied: "scene", "guards" (int >= 0, or None for the
-        scene's spawns) and "difficulty". Other keys are ignored (PettingZoo's API test passes one).
+        scene's spawns) and "difficulty".
 
+        Args:
+            ignore: keys accepted and ignored (guards_v0 ignores "options": PettingZoo's API test probes
+                `reset(options={"options": 1})`).
         Raises:
-            EnvOptionsError: options that are not a mapping, or a bad value for a known key.
+            EnvOptionsError: options that are not a mapping, an unknown key (a typo would otherwise be
+                silently ignored), or a bad value for a known key.
         """
         if options is None:
             return self
         if not isinstance(options, Mapping):
             raise EnvOptionsError(f"options must be a dict, got {type(options).__name__}")
+        unknown = [k for k in options if k not in OPTION_KEYS and k not in ignore]
+        if unknown:
+            raise EnvOptionsError(
+                f"unknown reset option(s) {', '.join(map(repr, unknown))}; known: {', '.join(OPTION_KEYS)}"
+            )
         changes = {k: options[k] for k in OPTION_KEYS if k in options}
         if not changes:
             return self

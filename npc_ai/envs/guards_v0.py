@@ -93,17 +93,18 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Start an episode. options: "scene", "guards" (<= the constructed count), "difficulty".
+        """Start an episode. options: "scene", "guards" (<= the constructed count), "difficulty"; the key
+        "options" is ignored (PettingZoo's API test passes `{"options": 1}` to see that reset takes options).
 
         Raises:
-            EnvOptionsError: a bad option (the env keeps its previous episode).
+            EnvOptionsError: an unknown option key or a bad value (the env keeps its previous episode).
         """
         most = len(self._guards_possible())
         if isinstance(options, dict) and "guards" in options:
             g = options["guards"]
             if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= most:
                 raise EnvOptionsError(f"guards must be an integer in 1..{most} for this env, got {g!r}")
-        config = self.config.with_options(options)
+        config = self.config.with_options(options, ignore=("options",))
         if config.guards is None:
             raise EnvOptionsError("guards_v0 needs a guard count")
         if seed is not None:

@@ -76,6 +76,7 @@ class NativeVectorEnv(VectorEnv):
         mask = np.asarray(options.pop("reset_mask", np.ones(self.num_envs, dtype=bool)), dtype=bool)
         if mask.shape != (self.num_envs,):
             raise EnvOptionsError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
+        self.envs[0].config.with_options(options)  # an unknown key or bad value: no world is reset
         infos: dict[str, Any] = {}
         observations = []
         for i, env in enumerate(self.envs):

@@ -175,3 +175,45 @@ def test_step_before_reset_is_an_env_error() -> None:
     with pytest.raises(EnvError, match="reset"):
         env.step(env.action_space.sample())
     env.close()
+
+
+@pytest.mark.parametrize("env_id", ["npc_ai/Stealth-v0", "npc_ai/Guard-v0"])
+@pytest.mark.parametrize("options", [{"sene": "arena"}, {"guards": 1, "dificulty": "easy"}, {"options": 1}])
+def test_unknown_reset_option_keys_raise_and_the_env_stays_usable(env_id: str, options: dict) -> None:
+    import warnings
+
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    env, twin = gym.make(env_id, **SMALL), gym.make(env_id, **SMALL)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    with pytest.raises(EnvOptionsError, match=r"unknown reset option.*known: scene, guards, difficulty"):
+        env.reset(seed=99, options=options)  # the seed is not taken either
+    assert same(env.reset()[0], twin.reset()[0])
+    obs, info = env.reset(seed=5, options={"scene": "warehouse", "guards": 1, "difficulty": "easy"})
+    assert env.observation_space.contains(obs) and info["guards"] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    env.close()
+    twin.close()
+
+
+def test_guards_v0_and_the_vector_env_refuse_unknown_option_keys_too() -> None:
+    from npc_ai.envs import guards_v0
+    from npc_ai.envs.vector import GuardVectorEnv
+
+    par = guards_v0.parallel_env(**SMALL)
+    par.reset(seed=0, options={"options": 1})  # PettingZoo's API test probe: the one key ignored
+    with pytest.raises(EnvOptionsError, match=r"unknown reset option\(s\) 'guard';"):
+        par.reset(options={"guard": 1})
+    assert par.reset(options={"guards": 1})[0].keys() == {"guard_0"}
+    par.close()
+    vec = GuardVectorEnv(num_envs=2, **SMALL)
+    vec.reset(seed=0)
+    vec.step(np.zeros((2, 2), dtype=np.float32))
+    with pytest.raises(EnvOptionsError, match=r"unknown reset option\(s\) 'scenes';"):
+        vec.reset(options={"scenes": "warehouse"})
+    assert all(env.match.steps == 1 for env in vec.envs)  # no world was reset
+    vec.close()
