@@ -1,18 +1,23 @@
-"""Enemy behaviour: Wander / Patrol / Aim / Shoot / Chase / Search / Investigate on a state machine.
+"""Enemy behaviour: Wander / Patrol / Aim / Shoot / Chase / Search / Investigate, for every NPC at once.
 
-`BehaviourSettings` holds one archetype's validated settings; `Npc` is one enemy's brain (memory, percepts,
-state machine) on top of a `Locomotor`; the states live in `npc_ai.behaviour.states`.
+`BehaviourSettings` holds one archetype's validated settings; `BehaviourBatch` holds every NPC's behaviour
+state in arrays (state codes, timers, percepts, memory); `states.decide` runs the state machine over them
+with the transitions of `table.ALLOWED`; `Npc` is the thin view of one NPC that the API and tests use.
 """
 
+from npc_ai.behaviour.batch import BehaviourBatch
 from npc_ai.behaviour.brain import Memory, Noise, Npc
-from npc_ai.behaviour.machine import BehaviourError, State, StateMachine
 from npc_ai.behaviour.perception import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings, BehaviourSettingsError
-from npc_ai.behaviour.states import STATE_CODES, STATE_NAMES, build_states
+from npc_ai.behaviour.states import decide
+from npc_ai.behaviour.table import ALLOWED, STATE_CODES, STATE_NAMES, TRANSITIONS, BehaviourError
 
 __all__ = [
+    "ALLOWED",
     "STATE_CODES",
     "STATE_NAMES",
+    "TRANSITIONS",
+    "BehaviourBatch",
     "BehaviourError",
     "BehaviourSettings",
     "BehaviourSettingsError",
@@ -20,7 +25,5 @@ __all__ = [
     "Noise",
     "Npc",
     "ObstacleProbe",
-    "State",
-    "StateMachine",
-    "build_states",
+    "decide",
 ]

@@ -1,40 +1,26 @@
-"""One enemy's brain: what it remembers, what it currently perceives, its state machine, and the small
-motor helpers its states use to turn intents (a speed and heading, or a destination) into locomotion.
+"""One enemy as the API and the tests see it: `Npc`, a thin view of one row of a `BehaviourBatch` (its
+state, percepts, memory, counters), with the motor helpers a controller steers it by (`walk`, `go_to`).
 
-The brain never queries the world itself: the simulation hands it percepts (sightings, noises, alerts,
-obstacle probes) and offers a few services through `NpcEnv` (the clock, event recording, the hit-scan).
+The state machine itself runs for all NPCs at once (`npc_ai.behaviour.states.decide`); a view reads and
+writes the batch's arrays, so it costs nothing per tick.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from navigation.angles import turn_toward
-from npc_ai.behaviour.machine import StateMachine
+from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, NpcEnv, xyz
 from npc_ai.behaviour.perception import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
+from npc_ai.behaviour.table import STATE_NAMES, BehaviourError
 from npc_ai.body.batch import LocomotorView
-from npc_ai.body.locomotor import Locomotor
 
-
-class NpcEnv(Protocol):
-    """What the simulation offers an NPC's states."""
-
-    @property
-    def time(self) -> float: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    def record(self, npc: Npc, event: str, data: dict[str, Any]) -> None: ...
-
-    def hitscan(self, npc: Npc) -> dict[str, Any]: ...
-
-    def broadcast_alert(self, npc: Npc, position: np.ndarray) -> None: ...
+__all__ = ["Memory", "Noise", "Npc", "NpcEnv"]
 
 
 @dataclass(frozen=True)
@@ -70,65 +56,35 @@ class Noise:
 
 
 def _xyz(p: np.ndarray) -> list[float]:
-    return [round(float(v), 4) for v in p]
+    return xyz(p)
 
 
 class Npc:
-    """One enemy.
+    """One enemy: row `index` of the simulation's `BehaviourBatch`.
 
     Args:
-        name: unique name (events carry it). index: its row in the simulation (staggers perception).
-        locomotor: its legs (root_motion coupling). settings: its archetype's behaviour settings.
-        env: the simulation's services. rng: its own Generator, derived from the world's.
-        route: patrol waypoints (feet positions) [m]; empty to wander.
+        batch: the behaviour arrays of every NPC. index: this NPC's row (it also staggers perception).
     """
 
-    def __init__(
-        self,
-        name: str,
-        index: int,
-        locomotor: Locomotor | LocomotorView,
-        settings: BehaviourSettings,
-        env: NpcEnv,
-        rng: np.random.Generator,
-        route: tuple[tuple[float, float, float], ...] = (),
-    ) -> None:
-        from npc_ai.behaviour.states import build_states
-
-        self.name = name
+    def __init__(self, batch: BehaviourBatch, index: int) -> None:
+        self.batch = batch
         self.index = index
-        self.locomotor = locomotor
-        self.settings = settings
-        self.env = env
-        self._dt = float(env.dt)  # the env's tick is fixed: read it once
-        self.rng = rng
-        self.route = tuple(np.asarray(p, dtype=np.float64) for p in route)
-        # percepts
-        self.sees = False
-        self.target_point: np.ndarray | None = None  # aim point of the player while seen [m]
-        self.target_feet: np.ndarray | None = None
-        self.seen_since: float | None = None
-        self.memory: Memory | None = None
-        self.heard: Noise | None = None  # a noise not yet investigated
-        self.alerted = False  # an ally's alert not yet acted on
-        self.probe: ObstacleProbe | None = None
-        self.probe_due = 0.0
-        # motor state
-        self.speed_param = 0.0  # the speed this NPC asks of its legs, smoothed [m/s]
-        self.cooldown_until = -math.inf
-        self.last_alert = -math.inf  # when this NPC last alerted its allies [s]
-        self._goal: np.ndarray | None = None  # the destination last given to the locomotor
-        self._goal_speed: float | None = None
-        # counters
-        self.shots = 0
-        self.hits = 0
-        self.spotted = 0
-        self.state_time: dict[str, float] = {}
-        home = "patrol" if (settings.patrol and len(self.route) >= 1) else "wander"
-        self.home = home
-        self.machine: StateMachine[Npc] = StateMachine(build_states(), home, self._on_transition)
+        self.name = batch.names[index]
+        self.locomotor: LocomotorView = batch.locomotion.views[index]
+        self.rng = batch.rngs[index]
+        self.route = batch.routes[index]
+        self.env = batch.env
 
     # -- properties ------------------------------------------------------------------------------------
+    @property
+    def settings(self) -> BehaviourSettings:
+        """Its archetype's settings (assigning new ones takes effect at the next tick)."""
+        return self.batch.settings[self.index]
+
+    @settings.setter
+    def settings(self, value: BehaviourSettings) -> None:
+        self.batch.set_settings(self.index, value)
+
     @property
     def time(self) -> float:
         return self.env.time
@@ -136,11 +92,22 @@ class Npc:
     @property
     def dt(self) -> float:
         """The env's fixed tick [s]."""
-        return self._dt
+        return self.batch.dt
 
     @property
     def state(self) -> str:
-        return self.machine.state
+        return STATE_NAMES[int(self.batch.state[self.index])]
+
+    @property
+    def home(self) -> str:
+        """The calm state it returns to: "patrol" with a route, else "wander"."""
+        return STATE_NAMES[int(self.batch.home[self.index])]
+
+    @property
+    def state_time(self) -> dict[str, float]:
+        """Seconds spent in each state it has been in."""
+        row = self.batch.state_time[self.index]
+        return {name: float(row[k]) for k, name in enumerate(STATE_NAMES) if row[k] > 0.0}
 
     @property
     def position(self) -> np.ndarray:
@@ -165,95 +132,123 @@ class Npc:
         """The nav agent's radius [m] (chase arrival is measured against it)."""
         return self.locomotor.agent.settings.radius
 
-    # -- lifecycle -------------------------------------------------------------------------------------
-    def start(self) -> None:
-        self.machine.start(self)
+    # -- percepts and memory ---------------------------------------------------------------------------
+    @property
+    def sees(self) -> bool:
+        return bool(self.batch.sees[self.index])
 
-    def decide(self) -> str:
-        """Forget stale memories, then run the state machine once; return the state's name."""
-        if self.memory is not None and self.memory.age(self.time) > self.settings.memory_expiry_s:
-            self.memory = None
-        state = self.machine.update(self)
-        self.state_time[state] = self.state_time.get(state, 0.0) + self.dt
-        return state
+    @property
+    def target_point(self) -> np.ndarray | None:
+        """The player's aim point when last seen [m] (None before the first sighting)."""
+        b, i = self.batch, self.index
+        return b.target_point[i].copy() if b.has_target[i] else None
+
+    @property
+    def target_feet(self) -> np.ndarray | None:
+        b, i = self.batch, self.index
+        return b.target_feet[i].copy() if b.has_target[i] else None
+
+    @property
+    def seen_since(self) -> float | None:
+        """When the current sighting began [s] (None while the player is not seen)."""
+        t = float(self.batch.seen_since[self.index])
+        return None if math.isnan(t) else t
+
+    @property
+    def memory(self) -> Memory | None:
+        """The last known position of the player, or None."""
+        b, i = self.batch, self.index
+        if not b.has_memory[i]:
+            return None
+        source = SOURCES[int(b.memory_source[i])]
+        return Memory(b.memory_position[i].copy(), float(b.memory_time[i]), source)
+
+    @memory.setter
+    def memory(self, value: Memory | None) -> None:
+        if value is None:
+            self.batch.forget(self.index)
+        elif isinstance(value, Memory) and value.source in SOURCES:
+            self.batch.remember(self.index, value.position, value.time, SOURCES.index(value.source))
+        else:
+            raise BehaviourError(f"memory must be None or a Memory with a source in {SOURCES}, got {value!r}")
+
+    @property
+    def heard(self) -> Noise | None:
+        """A noise not yet investigated."""
+        return self.batch.heard[self.index]
+
+    @property
+    def alerted(self) -> bool:
+        """An ally's alert not yet acted on."""
+        return bool(self.batch.alerted[self.index])
+
+    @property
+    def probe(self) -> ObstacleProbe | None:
+        """The obstacle probe not yet consumed by Wander."""
+        return self.batch.probe_of(self.index)
+
+    @property
+    def wants_to_move(self) -> bool:
+        return bool(self.batch.wants_to_move()[self.index])
+
+    def wants_probe(self) -> bool:
+        """Should the perception phase box-cast for obstacles this tick (wandering, moving, timer due)?"""
+        return bool(self.batch.wants_probe(self.time)[self.index])
+
+    def on_probe(self, probe: ObstacleProbe) -> None:
+        nan = math.nan
+        left = nan if probe.left is None else probe.left
+        right = nan if probe.right is None else probe.right
+        rows = np.array([self.index])
+        self.batch.probes(
+            rows,
+            np.array([probe.forward]),
+            np.array([left]),
+            np.array([right]),
+            np.array([probe.nudge]),
+            probe.time,
+        )
+
+    def on_sight(self, point: np.ndarray | None, feet: np.ndarray | None) -> None:
+        """A perception tick: the player's aim point and feet when seen, else None."""
+        self.batch.sight_row(self.index, point, feet)
+
+    def on_noise(self, noise: Noise) -> None:
+        """A noise this NPC heard (ignored while it sees the player)."""
+        self.batch.hear(self.index, noise)
+
+    def on_alert(self, position: np.ndarray, by: str) -> None:
+        """An ally shared the player's last known position."""
+        self.batch.alert(self.index, position, by)
+
+    # -- counters and timers (the research envs' controllers keep them) -----------------------------------
+    def _get(self, name: str) -> Any:
+        return getattr(self.batch, name)[self.index]
+
+    def _set(self, name: str, value: Any) -> None:
+        getattr(self.batch, name)[self.index] = value
+
+    shots = property(lambda self: int(self._get("shots")), lambda self, v: self._set("shots", v))
+    hits = property(lambda self: int(self._get("hits")), lambda self, v: self._set("hits", v))
+    spotted = property(lambda self: int(self._get("spotted")), lambda self, v: self._set("spotted", v))
+    speed_param = property(
+        lambda self: float(self._get("speed_param")), lambda self, v: self._set("speed_param", v)
+    )  # the speed this NPC asks of its legs, smoothed [m/s]
+    cooldown_until = property(
+        lambda self: float(self._get("cooldown_until")), lambda self, v: self._set("cooldown_until", v)
+    )  # no shot before this [s]
+    last_alert = property(lambda self: float(self._get("last_alert")))  # [s]
 
     def record(self, event: str, **data: Any) -> None:
         self.env.record(self, event, data)
 
-    def _on_transition(self, old: str | None, new: str, details: dict[str, Any]) -> None:
-        data = {"from": old} if old is not None else {}
-        data.update(details)
-        self.record(new, **data)
-
-    # -- percepts --------------------------------------------------------------------------------------
-    def wants_probe(self) -> bool:
-        """Should the perception phase box-cast for obstacles this tick (wandering, moving, timer due)?"""
-        return self.time >= self.probe_due and self.state == "wander" and self.wants_to_move  # cheapest first
-
-    @property
-    def wants_to_move(self) -> bool:
-        state = self.machine.current
-        return bool(getattr(state, "target_speed", 0.0) > 0.0 or self.speed_param > 0.05)
-
-    def on_probe(self, probe: ObstacleProbe) -> None:
-        self.probe = probe
-        self.probe_due = probe.time + self.settings.probe_interval_s - 1e-9
-
-    def on_sight(self, point: np.ndarray | None, feet: np.ndarray | None) -> None:
-        """The result of this NPC's perception tick: the player's aim point and feet when seen, else None."""
-        t = self.time
-        if point is not None and feet is not None:
-            self.target_point, self.target_feet = point.copy(), feet.copy()
-            self.memory = Memory(feet.copy(), t, "sight")
-            if not self.sees:
-                self.sees = True
-                self.seen_since = t
-                self.spotted += 1
-                self.record("spotted", target=_xyz(feet), distance=round(self._dist(feet), 3))
-                if t - self.last_alert >= self.settings.alert_cooldown_s:
-                    self.last_alert = t
-                    self.env.broadcast_alert(self, feet)
-        elif self.sees:
-            self.sees = False
-            self.seen_since = None
-            last = self.memory.position if self.memory is not None else self.position
-            self.record("lost", last_known=_xyz(last))
-
-    def on_noise(self, noise: Noise) -> None:
-        """A noise this NPC heard (ignored while it sees the player)."""
-        if self.sees:
-            return
-        self.record(
-            "heard",
-            noise=_xyz(noise.position),
-            loudness=round(noise.loudness, 4),
-            source=noise.source,
-            distance=round(self._dist(noise.position), 3),
-        )
-        self.heard = noise
-        if self.memory is None or self.memory.time <= noise.time:
-            self.memory = Memory(noise.position.copy(), noise.time, "hearing")
-
-    def on_alert(self, position: np.ndarray, by: str) -> None:
-        """An ally shared the player's last known position."""
-        if self.sees:
-            return
-        self.memory = Memory(np.asarray(position, dtype=np.float64).copy(), self.time, "alert")
-        self.alerted = True
-        self.record("alerted", by=by, target=_xyz(position))
-
     def _dist(self, p: np.ndarray) -> float:
-        return float(np.linalg.norm(np.asarray(p)[:2] - self.position[:2]))
+        return self.batch.distance(self.index, p)
 
     # -- motor helpers (intents) -----------------------------------------------------------------------
     def smooth_speed(self, target: float) -> float:
         """Move the speed parameter toward `target` [m/s] with the archetype's time constant; return it."""
-        tau = self.settings.speed_smoothing_s
-        k = 1.0 if tau <= 0 else min(1.0, self.dt / tau)
-        self.speed_param += k * (target - self.speed_param)
-        if abs(self.speed_param - target) < 1e-3:
-            self.speed_param = target
-        return self.speed_param
+        return float(self.batch.smooth_speed(np.array([self.index]), target)[0])
 
     def turn_toward(self, heading: float, rate_deg: float) -> float:
         """The heading one tick of turning at most `rate_deg` [deg/s] brings from the facing toward
@@ -266,27 +261,23 @@ class Npc:
 
     def walk(self, speed: float, heading: float | None) -> None:
         """Free (root-motion) locomotion at `speed` [m/s] toward `heading` [rad] (None keeps the facing)."""
-        self.locomotor.move_freely(max(0.0, speed), heading)
-        self._goal = None
+        self.batch.walk(np.array([self.index]), float(speed), math.nan if heading is None else heading)
 
     def go_to(self, destination: np.ndarray, speed: float) -> bool:
         """Follow a navmesh path to `destination` at top speed `speed`; re-plans only when the goal or speed
         changed. Returns False when no path could be planned (start off the mesh)."""
-        goal = np.asarray(destination, dtype=np.float64)
-        old = self._goal
-        if old is not None and self._goal_speed == speed and old.tolist() == goal.tolist():  # 3 floats
-            return self.locomotor.agent.has_path
-        self._goal, self._goal_speed = goal.copy(), speed
-        self.speed_param = speed
-        self.locomotor.set_destination(goal, speed=speed)
-        return self.locomotor.agent.has_path
+        goal = np.asarray(destination, dtype=np.float64).reshape(1, 3)
+        return bool(self.batch.go_to(np.array([self.index]), goal, np.array([float(speed)]))[0])
 
     def clear_goal(self) -> None:
-        self._goal = None
+        self.batch.goal_speed[self.index] = np.nan
 
     @property
     def arrived(self) -> bool:
         """Arrival as the seed measures it: the remaining path distance is below the agent radius (a
         property, like `Locomotor.arrived` and `NavAgent.arrived`)."""
-        agent = self.locomotor.agent
-        return bool(agent.has_path and self.locomotor.remaining_distance < self.radius)
+        rows = np.array([self.index])
+        return bool(self.batch.arrived(rows, self.batch.positions())[0])
+
+    def __repr__(self) -> str:
+        return f"Npc({self.name!r}, {self.state}, at {_xyz(self.position)})"

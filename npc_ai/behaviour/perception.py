@@ -208,41 +208,72 @@ class Perception:
         targets: dict[int, np.ndarray],
         target_groups: int = groups.PLAYER,
     ) -> list[Sighting]:
-        """Line of sight from every viewer to every target in its cone, with one ray batch for all.
+        """`see` for a list of viewers, one `Sighting` per viewer, in order.
 
         Args:
             viewers: the NPCs perceiving this tick.
             targets: body id -> aim point [m] of every body that may be seen.
             target_groups: the collision groups the candidate overlap query looks in.
-        Returns:
-            one `Sighting` per viewer, in order.
         """
         out: list[Sighting] = [Sighting({}) for _ in viewers]
         if not viewers or not targets:
             return out
+        seen, ids, pts = self.see(
+            np.array([v.eye for v in viewers]),
+            np.array([v.yaw for v in viewers]),
+            np.array([v.clearance for v in viewers]),
+            np.array([v.radius for v in viewers]),
+            np.array([v.cos_half_angle for v in viewers]),
+            targets,
+            target_groups,
+        )
+        for i, j in np.argwhere(seen):
+            out[i].visible[int(ids[j])] = pts[j].copy()
+        return out
+
+    def see(
+        self,
+        eyes: np.ndarray,
+        yaws: np.ndarray,
+        clearances: np.ndarray,
+        radii: np.ndarray,
+        cos_half_angles: np.ndarray,
+        targets: dict[int, np.ndarray],
+        target_groups: int = groups.PLAYER,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Line of sight from n eyes to every target in their cones, with one ray batch for all.
+
+        Args:
+            eyes: (n, 3) eye positions [m]. yaws: (n,) facings [rad]. clearances: (n,) how far outside
+                its capsule each eye ray starts [m]. radii: (n,) current sight radii [m].
+            cos_half_angles: (n,) cosines of the view half angles.
+            targets: body id -> aim point [m] of every body that may be seen.
+            target_groups: the collision groups the candidate overlap query looks in.
+        Returns:
+            (n, m) bool: eye i sees target j; (m,) the target body ids; (m, 3) their aim points [m].
+        """
+        m = len(targets)
+        ids = np.fromiter(targets, dtype=np.int64, count=m)
+        pts = np.array([targets[int(b)] for b in ids], dtype=np.float64).reshape(m, 3)
+        seen = np.zeros((len(eyes), m), dtype=bool)
+        if len(eyes) == 0 or m == 0:
+            return seen, ids, pts
         # 1. candidates: targets (of the wanted groups) whose AABB overlaps the box around each eye, the
         # test an overlap query makes, in numpy: one AABB read per target, not one query per viewer
-        ids = np.fromiter(targets, dtype=np.int64, count=len(targets))
-        pts = np.array([targets[int(b)] for b in ids], dtype=np.float64)
-        eyes = np.array([v.eye for v in viewers])
-        radii = np.array([v.radius for v in viewers])
         lo, hi = self.world.aabbs(ids.tolist())
         wanted = np.array([bool(self.world.groups.get(int(b), groups.PROP) & target_groups) for b in ids])
         box = radii[:, None, None]
         cand = (lo[None] <= eyes[:, None] + box).all(axis=2) & (hi[None] >= eyes[:, None] - box).all(axis=2)
         cand &= wanted[None]
         if not cand.any():
-            return out
+            return seen, ids, pts
         # 2. view cones, all viewers at once
-        fwd = forward_from_yaw(np.array([v.yaw for v in viewers]))
-        cos_half = np.array([v.cos_half_angle for v in viewers])
-        cone = _in_view_cone(eyes, fwd, pts, radii, cos_half)
+        cone = _in_view_cone(eyes, forward_from_yaw(yaws), pts, radii, cos_half_angles)
         pairs = np.argwhere(cand & cone)
         if len(pairs) == 0:
-            return out
+            return seen, ids, pts
         # 3. one ray batch for every remaining (viewer, target) pair
-        clear = np.array([viewers[i].clearance for i in pairs[:, 0]])
-        starts, ends = eye_rays(eyes[pairs[:, 0]], pts[pairs[:, 1]], clear)
+        starts, ends = eye_rays(eyes[pairs[:, 0]], pts[pairs[:, 1]], clearances[pairs[:, 0]])
         # rays end a little past the aim point so they reach the target's surface
         direction = ends - starts
         length = np.linalg.norm(direction, axis=1, keepdims=True)
@@ -250,10 +281,9 @@ class Perception:
         hits = self.world.ray_test(starts, ends, mask=self.mask | target_groups)
         self.rays_cast += len(pairs)
         self.batches += 1
-        for row, (i, j) in enumerate(pairs):
-            if int(hits.body[row]) == int(ids[j]):
-                out[i].visible[int(ids[j])] = pts[j].copy()
-        return out
+        hit = hits.body == ids[pairs[:, 1]]
+        seen[pairs[hit, 0], pairs[hit, 1]] = True
+        return seen, ids, pts
 
 
 # -- obstacle probes (box casts) ------------------------------------------------------------------------

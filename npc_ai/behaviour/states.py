@@ -1,293 +1,339 @@
-"""The enemy's states. Each is per-NPC (it may keep timers) and turns percepts into intents.
+"""The enemy states, run for every NPC at once over the arrays of a `BehaviourBatch`.
 
     wander / patrol --spotted--> aim --lost--> chase --arrived--> search --gave up--> wander / patrol
                                   ^  \\--aimed, reaction time, cooldown--> shoot --> aim
     a noise heard --> investigate --arrived--> search;  an ally's alert --> chase
 
-The transition into a state is recorded as an event named after it (with `from`); `spotted`, `lost`,
-`arrived`, `gave-up`, `heard`, `alerted` are recorded by the brain and the states as they happen.
+`decide` is one decide phase: each state's rule takes the rows in that state (a mask over the state codes),
+computes their next state codes and their intents (a speed and heading, or a destination) in numpy, and
+writes the intents to the legs. Then the transitions that fired are checked against the table
+(`npc_ai.behaviour.table.ALLOWED`) and entered row by row, in row order: entering a state is the rare
+event where per-NPC Python runs (`ENTER`), and it is recorded as an event named after the state (with
+`from`). `spotted`, `lost`, `arrived`, `gave-up`, `heard`, `alerted` are recorded as they happen.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from navigation.angles import wrap_angle
-from npc_ai.behaviour.brain import Npc, _xyz
-from npc_ai.behaviour.machine import State
+from navigation.angles import turn_toward, wrap_angle
+from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, xyz
+from npc_ai.behaviour.table import (
+    AIM,
+    CHASE,
+    INVESTIGATE,
+    NONE,
+    SEARCH,
+    SHOOT,
+    STATE_NAMES,
+    check_transitions,
+)
 
-STATE_NAMES = ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate")
-STATE_CODES: dict[str, int] = {name: code for code, name in enumerate(STATE_NAMES)}  # for arrays and traces
-_TURN_DONE = math.radians(5.0)  # a wander turn counts as finished within this of its target
-_NUDGE = math.radians(20.0)  # veer this far from something the probe's skin brushes
+TURN_DONE = math.radians(5.0)  # a wander turn (or a search look) counts as finished within this
+NUDGE = math.radians(20.0)  # veer this far from something the probe's skin brushes
+SEARCH_LOOKS = (math.radians(70), math.radians(-70), math.pi)  # relative to the facing on arrival
 
-
-def _react(npc: Npc, *, hear: bool = True, alert: bool = True) -> str | None:
-    """The interrupt every calm state shares: sight first, then an ally's alert, then a noise."""
-    if npc.sees:
-        return "aim"
-    if alert and npc.alerted:
-        return "chase"
-    if hear and npc.heard is not None:
-        return "investigate"
-    return None
-
-
-class Wander(State[Npc]):
-    """The seed's wander: a target speed of 0 or walk every 5-10 s, smoothed; box-cast obstacle avoidance
-    on a timer (turn away 45-110 degrees toward the freer side, or turn around); smooth turns."""
-
-    name = "wander"
-    transitions = frozenset({"aim", "chase", "investigate"})
-
-    def __init__(self) -> None:
-        self.target_speed = 0.0
-        self.next_pick = 0.0
-        self.heading = 0.0
-        self.cap = math.inf
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        npc.clear_goal()
-        self.heading = npc.yaw
-        self.cap = math.inf
-        npc.probe = None
-        npc.probe_due = npc.time
-        self._pick(npc)
-        return {"speed": self.target_speed}
-
-    def _pick(self, npc: Npc) -> None:
-        s = npc.settings
-        self.target_speed = s.walk_speed if npc.rng.random() < s.move_probability else 0.0
-        self.next_pick = npc.time + float(npc.rng.uniform(s.speed_change_min_s, s.speed_change_max_s))
-
-    def update(self, npc: Npc) -> str | None:
-        react = _react(npc)
-        if react is not None:
-            return react
-        s = npc.settings
-        if npc.time >= self.next_pick:
-            self._pick(npc)
-        speed = npc.smooth_speed(self.target_speed)
-        probe = npc.probe
-        if probe is not None:
-            npc.probe = None  # consume it
-            span = s.obstacle_range - s.stop_gap
-            self.cap = s.walk_speed * min(1.0, max(0.0, (probe.forward - s.stop_gap) / span))
-            turning = abs(wrap_angle(self.heading - npc.yaw)) > _TURN_DONE
-            if probe.forward < s.obstacle_range and not turning:
-                self.heading = self._turn_away(npc, probe.left, probe.right)
-            elif probe.nudge and not turning:  # brushing past something: veer away from it
-                self.heading = wrap_angle(npc.yaw + probe.nudge * _NUDGE)
-        elif not npc.wants_to_move:
-            self.cap = math.inf
-        heading = npc.turn_toward(self.heading, s.turn_rate_deg)
-        npc.walk(min(speed, self.cap), heading)
-        return None
-
-    def _turn_away(self, npc: Npc, left: float | None, right: float | None) -> float:
-        s = npc.settings
-        lf = math.inf if left is None else left
-        rf = math.inf if right is None else right
-        if lf < s.obstacle_range and rf < s.obstacle_range:
-            return wrap_angle(npc.yaw + math.pi)
-        angle = math.radians(float(npc.rng.uniform(s.turn_min_deg, s.turn_max_deg)))
-        sign = 1.0 if lf >= rf else -1.0
-        return wrap_angle(npc.yaw + sign * angle)
+Notes = list[tuple[int, str, dict[str, Any]]]  # events a rule records before its row's transition
 
 
-class Patrol(State[Npc]):
+class Tick:
+    """What every rule of one decide phase reads: the time [s], the feet positions (n, 3) [m] and
+    facings (n,) [rad] as of the last physics step, the interrupt of the calm states per row, and the
+    next-state codes and notes the rules fill in."""
+
+    def __init__(self, b: BehaviourBatch, time: float) -> None:
+        self.time = time
+        self.positions = b.positions()
+        self.yaw = b.locomotion.yaw
+        # sight first, then an ally's alert, then a noise (the calm states' interrupt)
+        self.react = np.where(b.sees, AIM, np.where(b.alerted, CHASE, np.where(b.hearing, INVESTIGATE, NONE)))
+        self.next = np.full(b.n, NONE, dtype=np.int64)
+        self.notes: Notes = []
+
+    def interrupt(self, rows: np.ndarray) -> np.ndarray:
+        """Hand the `rows` the calm states' interrupt applies to over; return the others."""
+        r = self.react[rows]
+        go = r != NONE
+        self.next[rows[go]] = r[go]
+        return rows[~go]
+
+
+def _wander(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
+    """The seed's wander: a target speed of 0 or walk every 5-10 s, smoothed; box-cast obstacle
+    avoidance on a timer (turn away 45-110 degrees toward the freer side, or turn around); smooth turns."""
+    rows = k.interrupt(rows)
+    if not rows.size:
+        return
+    t, yaw, c = k.time, k.yaw, b.cfg
+    for i in rows[t >= b.wander_next_pick[rows]].tolist():
+        b.pick_wander_speed(i, t)
+    speed = b.smooth_speed(rows, b.wander_speed[rows])
+    probed = b.has_probe[rows]
+    if probed.any():  # consume the probes
+        p = rows[probed]
+        b.has_probe[p] = False
+        forward, reach, gap = b.probe_forward[p], c.obstacle_range[p], c.stop_gap[p]
+        b.wander_cap[p] = c.walk_speed[p] * np.minimum(1.0, np.maximum(0.0, (forward - gap) / (reach - gap)))
+        turning = np.abs(wrap_angle(b.wander_heading[p] - yaw[p])) > TURN_DONE
+        away = (forward < reach) & ~turning
+        for i in p[away].tolist():
+            b.wander_heading[i] = b.turn_away(i, float(yaw[i]))
+        nudge = b.probe_nudge[p]
+        veer = ~away & ~turning & (nudge != 0)  # brushing past something: veer away from it
+        b.wander_heading[p[veer]] = wrap_angle(yaw[p[veer]] + nudge[veer] * NUDGE)
+    calm = rows[~probed]
+    b.wander_cap[calm[~((b.wander_speed[calm] > 0.0) | (b.speed_param[calm] > 0.05))]] = math.inf
+    heading = turn_toward(yaw[rows], b.wander_heading[rows], c.turn_step[rows])
+    b.walk(rows, np.minimum(speed, b.wander_cap[rows]), heading)
+
+
+def _patrol(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
     """Walk the spawn's patrol route, waypoint after waypoint, looping."""
-
-    name = "patrol"
-    transitions = frozenset({"aim", "chase", "investigate"})
-
-    def __init__(self) -> None:
-        self.waypoint = -1
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        npc.clear_goal()
-        if self.waypoint < 0:  # the route's nearest waypoint first
-            d = [float(np.linalg.norm(w[:2] - npc.position[:2])) for w in npc.route]
-            self.waypoint = int(np.argmin(d))
-        return {"waypoint": self.waypoint, "target": _xyz(npc.route[self.waypoint])}
-
-    def update(self, npc: Npc) -> str | None:
-        react = _react(npc)
-        if react is not None:
-            return react
-        target = npc.route[self.waypoint]
-        if not npc.go_to(target, npc.settings.walk_speed) or npc.arrived:
-            self.waypoint = (self.waypoint + 1) % len(npc.route)
-            npc.go_to(npc.route[self.waypoint], npc.settings.walk_speed)
-        return None
+    rows = k.interrupt(rows)
+    if not rows.size:
+        return
+    walk = b.cfg.walk_speed[rows]
+    targets = np.array([b.routes[i][b.waypoint[i]] for i in rows.tolist()]).reshape(-1, 3)
+    ok = b.go_to(rows, targets, walk)
+    done = ~ok | b.arrived(rows, k.positions)
+    for i in rows[done].tolist():
+        b.waypoint[i] = (b.waypoint[i] + 1) % len(b.routes[i])
+        b.go_to(np.array([i]), b.routes[i][b.waypoint[i]][None], b.cfg.walk_speed[[i]])
 
 
-class Aim(State[Npc]):
+def _aim(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
     """Decelerate to a stop, then turn to face the player smoothly; shoot when aimed, when line of sight
     has held for the reaction time and the cooldown allows; chase when the player is lost."""
-
-    name = "aim"
-    transitions = frozenset({"chase", "shoot"})
-
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        npc.clear_goal()
-        npc.alerted = False
-        npc.heard = None
-        self.stopped = (
-            npc.locomotor.speed < npc.settings.stop_speed and npc.speed_param < npc.settings.stop_speed
-        )
-        target = npc.target_feet if npc.target_feet is not None else npc.position
-        return {"target": _xyz(target)}
-
-    def update(self, npc: Npc) -> str | None:
-        s = npc.settings
-        if not npc.sees:
-            return "chase"
-        speed = npc.smooth_speed(0.0)
-        if not self.stopped:
-            self.stopped = npc.locomotor.speed < s.stop_speed and speed < s.stop_speed
-            npc.walk(speed, None)
-            return None
-        if npc.target_point is None:  # seen, but not yet where: keep still
-            npc.walk(0.0, None)
-            return None
-        want = npc.heading_to(npc.target_point)
-        npc.walk(0.0, npc.turn_toward(want, s.aim_turn_rate_deg))
-        aimed = abs(wrap_angle(want - npc.yaw)) <= math.radians(s.aim_tolerance_deg)
-        held = npc.seen_since is not None and npc.time - npc.seen_since >= s.reaction_time_s - 1e-9
-        if aimed and held and npc.time >= npc.cooldown_until - 1e-9:
-            return "shoot"
-        return None
+    lost = ~b.sees[rows]
+    k.next[rows[lost]] = CHASE
+    rows = rows[~lost]
+    if not rows.size:
+        return
+    c, t = b.cfg, k.time
+    speed = b.smooth_speed(rows, 0.0)
+    stopped = b.aim_stopped[rows]
+    moving = rows[~stopped]
+    if moving.size:
+        slow = speed[~stopped] < c.stop_speed[moving]
+        b.aim_stopped[moving] = (b.body_speeds(moving) < c.stop_speed[moving]) & slow
+        b.walk(moving, speed[~stopped], np.nan)
+    still = rows[stopped]
+    b.walk(still[~b.has_target[still]], 0.0, np.nan)  # seen, but not yet where: keep still
+    r = still[b.has_target[still]]
+    if not r.size:
+        return
+    want = b.heading_to(r, b.target_point[r], k.positions)
+    yaw = k.yaw[r]
+    b.walk(r, 0.0, turn_toward(yaw, want, c.aim_step[r]))
+    aimed = np.abs(wrap_angle(want - yaw)) <= c.aim_tolerance[r]
+    since = b.seen_since[r]
+    held = ~np.isnan(since) & (t - since >= c.reaction_time_s[r] - 1e-9)
+    k.next[r[aimed & held & (t >= b.cooldown_until[r] - 1e-9)]] = SHOOT
 
 
-class Shoot(State[Npc]):
-    """Fire one hit-scan ray at the player (the event says hit or miss), start the cooldown, hold briefly."""
-
-    name = "shoot"
-    transitions = frozenset({"aim", "chase"})
-
-    def __init__(self) -> None:
-        self.until = 0.0
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        s = npc.settings
-        npc.cooldown_until = npc.time + s.shoot_cooldown_s
-        self.until = npc.time + s.shot_duration_s
-        result = npc.env.hitscan(npc)
-        npc.shots += 1
-        npc.hits += int(bool(result.get("hit")))
-        return result
-
-    def update(self, npc: Npc) -> str | None:
-        if npc.time < self.until - 1e-9:
-            if npc.sees and npc.target_point is not None:
-                npc.walk(
-                    0.0, npc.turn_toward(npc.heading_to(npc.target_point), npc.settings.aim_turn_rate_deg)
-                )
-            else:
-                npc.walk(0.0, None)
-            return None
-        return "aim" if npc.sees else "chase"
+def _shoot(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
+    """Hold briefly after the shot (turning with the player while it is seen), then aim again, or chase
+    when the player is gone."""
+    holding = k.time < b.shot_until[rows] - 1e-9
+    done = rows[~holding]
+    k.next[done] = np.where(b.sees[done], AIM, CHASE)
+    h = rows[holding]
+    watch = b.sees[h] & b.has_target[h]
+    r = h[watch]
+    if r.size:
+        want = b.heading_to(r, b.target_point[r], k.positions)
+        b.walk(r, 0.0, turn_toward(k.yaw[r], want, b.cfg.aim_step[r]))
+    b.walk(h[~watch], 0.0, np.nan)
 
 
-class Chase(State[Npc]):
+def _pursue(b: BehaviourBatch, rows: np.ndarray, k: Tick, speeds: np.ndarray) -> None:
+    """Chase and Investigate: go to the last known position at `speeds` [m/s] (newer news moves the
+    goal); search on arrival, when no path exists, or after the chase timeout."""
+    seen = b.sees[rows]
+    k.next[rows[seen]] = AIM
+    rows, speeds = rows[~seen], speeds[~seen]
+    if not rows.size:
+        return
+    t = k.time
+    goal, mem = b.pursuit_goal[rows], b.memory_position[rows]
+    newer = b.has_memory[rows] & (mem != goal).any(axis=1)
+    b.pursuit_goal[rows[newer]] = mem[newer]  # an alert, a noise
+    b.alerted[rows] = False
+    b.clear_heard(rows)
+    ok = b.go_to(rows, b.pursuit_goal[rows], speeds)
+    arrived = b.arrived(rows, k.positions)
+    late = t - b.pursuit_started[rows] > b.cfg.chase_timeout_s[rows]
+    end = ~ok | arrived | late
+    for j in np.flatnonzero(end).tolist():
+        i = int(rows[j])
+        target = xyz(b.pursuit_goal[i])
+        if not ok[j]:
+            k.notes.append((i, "arrived", {"target": target, "reached": False, "reason": "no path"}))
+        elif arrived[j]:
+            k.notes.append((i, "arrived", {"target": target, "reached": True}))
+        else:
+            k.notes.append((i, "arrived", {"target": target, "reached": False, "reason": "timeout"}))
+    k.next[rows[end]] = SEARCH
+
+
+def _chase(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
     """Run (root motion, agent follows animation) to the last known position; search on arrival."""
-
-    name = "chase"
-    transitions = frozenset({"aim", "search"})
-    speed_setting = "run_speed"
-
-    def __init__(self) -> None:
-        self.started = 0.0
-        self.goal: np.ndarray | None = None
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        npc.clear_goal()
-        npc.alerted = False
-        npc.heard = None
-        self.started = npc.time
-        self.goal = npc.memory.position.copy() if npc.memory is not None else npc.position
-        npc.go_to(self.goal, getattr(npc.settings, self.speed_setting))
-        return {"target": _xyz(self.goal), "source": npc.memory.source if npc.memory else "none"}
-
-    def update(self, npc: Npc) -> str | None:
-        if npc.sees:
-            return "aim"
-        if npc.memory is not None and (
-            self.goal is None or npc.memory.position.tolist() != self.goal.tolist()
-        ):
-            self.goal = npc.memory.position.copy()  # newer news (an alert, a noise) moves the goal
-        npc.alerted = False
-        npc.heard = None
-        if self.goal is None:
-            self.goal = npc.position
-        ok = npc.go_to(self.goal, getattr(npc.settings, self.speed_setting))
-        if not ok:
-            npc.record("arrived", target=_xyz(self.goal), reached=False, reason="no path")
-            return "search"
-        if npc.arrived:
-            npc.record("arrived", target=_xyz(self.goal), reached=True)
-            return "search"
-        if npc.time - self.started > npc.settings.chase_timeout_s:
-            npc.record("arrived", target=_xyz(self.goal), reached=False, reason="timeout")
-            return "search"
-        return None
+    _pursue(b, rows, k, b.cfg.run_speed[rows])
 
 
-class Investigate(Chase):
-    """Walk to a noise that was heard; search there on arrival."""
-
-    name = "investigate"
-    transitions = frozenset({"aim", "search", "chase"})
-    speed_setting = "walk_speed"
-
-    def update(self, npc: Npc) -> str | None:
-        if npc.alerted and not npc.sees:
-            return "chase"
-        return super().update(npc)
+def _investigate(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
+    """Walk to a noise that was heard; search there on arrival; chase on an ally's alert."""
+    alert = b.alerted[rows] & ~b.sees[rows]
+    k.next[rows[alert]] = CHASE
+    rows = rows[~alert]
+    _pursue(b, rows, k, b.cfg.walk_speed[rows])
 
 
-class Search(State[Npc]):
+def _search(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
     """Look around at the last known position (left, right, behind) for a while, then give up."""
-
-    name = "search"
-    transitions = frozenset({"aim", "chase", "investigate", "wander", "patrol"})
-
-    def __init__(self) -> None:
-        self.until = 0.0
-        self.looks: list[float] = []
-        self.look = 0
-
-    def enter(self, npc: Npc) -> dict[str, Any]:
-        npc.clear_goal()
-        s = npc.settings
-        self.until = npc.time + s.search_duration_s
-        base = npc.yaw
-        self.looks = [wrap_angle(base + a) for a in (math.radians(70), math.radians(-70), math.pi)]
-        self.look = 0
-        return {"duration": s.search_duration_s}
-
-    def update(self, npc: Npc) -> str | None:
-        react = _react(npc)
-        if react is not None:
-            return react
-        if npc.time >= self.until - 1e-9:
-            age = npc.memory.age(npc.time) if npc.memory is not None else None
-            npc.record("gave-up", memory_age=None if age is None else round(age, 3))
-            return npc.home
-        want = self.looks[self.look]
-        if abs(wrap_angle(want - npc.yaw)) < _TURN_DONE:
-            self.look = (self.look + 1) % len(self.looks)
-        npc.walk(npc.smooth_speed(0.0), npc.turn_toward(want, npc.settings.search_turn_rate_deg))
-        return None
+    rows = k.interrupt(rows)
+    if not rows.size:
+        return
+    t = k.time
+    over = t >= b.search_until[rows] - 1e-9
+    for i in rows[over].tolist():
+        age = b.memory_age(i, t)
+        k.notes.append((i, "gave-up", {"memory_age": None if age is None else round(age, 3)}))
+    k.next[rows[over]] = b.home[rows[over]]
+    r = rows[~over]
+    want = b.search_looks[r, b.search_look[r]]
+    yaw = k.yaw[r]
+    done = np.abs(wrap_angle(want - yaw)) < TURN_DONE
+    b.search_look[r[done]] = (b.search_look[r[done]] + 1) % len(SEARCH_LOOKS)
+    b.walk(r, b.smooth_speed(r, 0.0), turn_toward(yaw, want, b.cfg.search_step[r]))
 
 
-def build_states() -> list[State[Npc]]:
-    """A fresh set of states for one NPC."""
-    return [Wander(), Patrol(), Aim(), Shoot(), Chase(), Investigate(), Search()]
+RULES: tuple[Callable[[BehaviourBatch, np.ndarray, Tick], None], ...] = (
+    _wander, _patrol, _aim, _shoot, _chase, _search, _investigate,
+)  # fmt: skip  # by state code
+
+
+def decide(b: BehaviourBatch, active: np.ndarray | None = None) -> None:
+    """One decide phase for the `active` rows (an (n,) bool mask; None: all): forget stale memories,
+    run each state's rule over its rows, enter the states that fired (row order), count state time."""
+    t = b.env.time
+    act = np.ones(b.n, dtype=bool) if active is None else active
+    stale = act & b.has_memory & (t - b.memory_time > b.cfg.memory_expiry_s)
+    b.has_memory[stale] = False
+    k = Tick(b, t)
+    state = b.state
+    for code, rule in enumerate(RULES):
+        rows = np.flatnonzero(act & (state == code))
+        if rows.size:
+            rule(b, rows, k)
+    fired = np.flatnonzero(k.next != NONE)
+    if fired.size or k.notes:
+        check_transitions(state[fired], k.next[fired])
+        notes: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        for i, event, data in k.notes:
+            notes.setdefault(i, []).append((event, data))
+        for i in sorted(set(fired.tolist()) | set(notes)):
+            for event, data in notes.get(i, ()):
+                b.record(i, event, **data)
+            if k.next[i] != NONE:
+                enter(b, i, int(k.next[i]))
+    rows = np.flatnonzero(act)
+    b.state_time[rows, b.state[rows]] += b.dt
+
+
+def start(b: BehaviourBatch) -> None:
+    """Enter every row's home state (Wander, or Patrol with a route)."""
+    for i in range(b.n):
+        enter(b, i, int(b.home[i]), first=True)
+
+
+def enter(b: BehaviourBatch, i: int, code: int, *, first: bool = False) -> None:
+    """Row i leaves its state for `code` (already checked against the table) and records the event."""
+    old = STATE_NAMES[int(b.state[i])]
+    b.state[i] = code
+    details = ENTER[code](b, i)
+    b.transitions += 1
+    data: dict[str, Any] = {} if first else {"from": old}
+    data.update(details)
+    b.record(i, STATE_NAMES[code], **data)
+
+
+# -- entering a state (per row) -----------------------------------------------------------------------
+def _enter_wander(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    t = b.env.time
+    b.goal_speed[i] = np.nan
+    b.wander_heading[i] = b.locomotion.yaw[i]
+    b.wander_cap[i] = math.inf
+    b.has_probe[i] = False
+    b.probe_due[i] = t
+    b.pick_wander_speed(i, t)
+    return {"speed": float(b.wander_speed[i])}
+
+
+def _enter_patrol(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    b.goal_speed[i] = np.nan
+    route = b.routes[i]
+    if b.waypoint[i] < 0:  # the route's nearest waypoint first
+        here = b.locomotion.views[i].position
+        d = [float(np.linalg.norm(w[:2] - here[:2])) for w in route]
+        b.waypoint[i] = int(np.argmin(d))
+    w = int(b.waypoint[i])
+    return {"waypoint": w, "target": xyz(route[w])}
+
+
+def _enter_aim(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    b.goal_speed[i] = np.nan
+    b.alerted[i] = False
+    b.clear_heard(i)
+    stop = b.cfg.stop_speed[i]
+    b.aim_stopped[i] = bool(b.body_speeds(np.array([i]))[0] < stop and b.speed_param[i] < stop)
+    target = b.target_feet[i] if b.has_target[i] else b.locomotion.views[i].position
+    return {"target": xyz(target)}
+
+
+def _enter_shoot(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    t = b.env.time
+    b.cooldown_until[i] = t + b.cfg.shoot_cooldown_s[i]
+    b.shot_until[i] = t + b.cfg.shot_duration_s[i]
+    result = b.env.hitscan(b.views[i])
+    b.shots[i] += 1
+    b.hits[i] += int(bool(result.get("hit")))
+    return result
+
+
+def _enter_pursuit(b: BehaviourBatch, i: int, speed: float) -> dict[str, Any]:
+    b.goal_speed[i] = np.nan
+    b.alerted[i] = False
+    b.clear_heard(i)
+    b.pursuit_started[i] = b.env.time
+    known = bool(b.has_memory[i])
+    goal = b.memory_position[i].copy() if known else b.locomotion.views[i].position
+    b.pursuit_goal[i] = goal
+    b.plan(i, goal, speed)
+    return {"target": xyz(goal), "source": SOURCES[int(b.memory_source[i])] if known else "none"}
+
+
+def _enter_chase(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    return _enter_pursuit(b, i, float(b.cfg.run_speed[i]))
+
+
+def _enter_investigate(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    return _enter_pursuit(b, i, float(b.cfg.walk_speed[i]))
+
+
+def _enter_search(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    b.goal_speed[i] = np.nan
+    b.search_until[i] = b.env.time + b.cfg.search_duration_s[i]
+    base = float(b.locomotion.yaw[i])
+    b.search_looks[i] = [wrap_angle(base + a) for a in SEARCH_LOOKS]
+    b.search_look[i] = 0
+    return {"duration": b.settings[i].search_duration_s}
+
+
+ENTER: tuple[Callable[[BehaviourBatch, int], dict[str, Any]], ...] = (
+    _enter_wander, _enter_patrol, _enter_aim, _enter_shoot, _enter_chase, _enter_search, _enter_investigate,
+)  # fmt: skip  # by state code

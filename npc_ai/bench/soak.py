@@ -174,7 +174,7 @@ class SoakProbe:
     def sample(self) -> None:
         """Look at every character once (one ray batch; closest points near each body)."""
         sim = self.sim
-        cast = [(n.name, n.state, n.locomotor) for n in sim.npcs]
+        cast: list[tuple[str, str, Any]] = [(n.name, n.state, n.locomotor) for n in sim.npcs]
         if sim.player is not None:
             cast.append(("player", "player", sim.player.locomotor))
         n_npc = len(sim.npcs)

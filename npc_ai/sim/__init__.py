@@ -6,8 +6,9 @@
 - `NpcController`: the protocol of your own control of one NPC (`Simulation.control`).
 """
 
+from npc_ai.sim.control import NpcController
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings, PlayerSettingsError
-from npc_ai.sim.simulation import NpcController, Simulation, SimulationError, SimulationSettings
+from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSettings
 from npc_ai.sim.spawning import SpawnError, spread_spawns, stream
 from npc_ai.sim.trace import Timings, Trace
 

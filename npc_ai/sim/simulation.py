@@ -20,7 +20,7 @@ import time as _time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -28,39 +28,21 @@ from navigation.agent import AgentSettings
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
-from npc_ai.behaviour import BehaviourSettings, Noise, Npc
-from npc_ai.behaviour.brain import _xyz
-from npc_ai.behaviour.perception import (
-    EYE_CLEARANCE,
-    Perception,
-    Viewer,
-    heard,
-    probe_obstacles,
-)
-from npc_ai.behaviour.states import STATE_CODES
+from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, states
+from npc_ai.behaviour.batch import xyz as _xyz
+from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard, probe_obstacles
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
+from npc_ai.sim.control import Controllers
+from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
 from npc_ai.sim.spawning import spread_spawns, stream
 from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
-
-
-class NpcController(Protocol):
-    """Your own control of one NPC (see `Simulation.control`): called once per tick, in the decide phase,
-    instead of the NPC's state machine. Steer with `npc.walk(speed, heading)` [m/s, rad] or
-    `npc.go_to(point, speed)`; read `npc.sees`, `npc.memory`, `npc.position`, `npc.yaw`. Never step the
-    world from a controller.
-
-    Args:
-        npc: the NPC to steer. time: simulated time [s].
-    """
-
-    def __call__(self, npc: Npc, time: float) -> None: ...
 
 
 class SimulationError(NpcAiError, ValueError):
@@ -185,7 +167,7 @@ class Simulation:
         self._pending: list[tuple[Npc | None, str, dict[str, Any]]] = []
         self._counts: Counter[tuple[str, str]] = Counter()  # (npc, event) -> events recorded, exact
         self._noises: list[Noise] = []
-        self._controllers: dict[int, NpcController] = {}  # NPC index -> its controller (see `control`)
+        self._controllers = Controllers()  # NPC index -> its controller (see `control`)
         # archetype settings are validated before anything is spawned
         archetypes: dict[str, BehaviourSettings] = {}
         for spawn in scene.npcs:
@@ -234,12 +216,19 @@ class Simulation:
             animator=animator,
             coupling=coupling,
         )
-        self.npcs: list[Npc] = []
-        for i, (name, pos, _, behaviour, route) in enumerate(spawns):
-            view = self.locomotion.views[i]
-            self.npcs.append(Npc(name, i, view, behaviour, self, stream(world.seed, name), route))
-            if moved[i]:
-                self.record(self.npcs[-1], "spawn_moved", {"from": _xyz(pos), "to": _xyz(spread[i])})
+        self.behaviour = BehaviourBatch(
+            self.locomotion,
+            [behaviour for *_, behaviour, _ in spawns],
+            [name for name, *_ in spawns],
+            [route for *_, route in spawns],
+            [stream(world.seed, name) for name, *_ in spawns],
+            self,
+        )
+        self.npcs: list[Npc] = [Npc(self.behaviour, i) for i in range(len(spawns))]
+        self.behaviour.views = self.npcs
+        for npc, (_, pos, *_) in zip(self.npcs, spawns, strict=True):
+            if moved[npc.index]:
+                self.record(npc, "spawn_moved", {"from": _xyz(pos), "to": _xyz(spread[npc.index])})
         self.player: Player | None = None
         if s.player is not None and player_at is not None:
             if scene.player is not None:
@@ -261,15 +250,15 @@ class Simulation:
             )
         self._bodies = {npc.body: npc for npc in self.npcs}
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
-        self._period = period
+        self._period = np.array(period, dtype=np.int64)
+        self._rows = np.arange(len(self.npcs))
         self.perception = Perception(world, period_ticks=max(period, default=1))
         self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose
         self.locomotion.after_physics()
         if self.player is not None:
             self.player.after_physics()
-        for npc in self.npcs:
-            npc.start()
+        states.start(self.behaviour)
         self._flush()
         self._sample()
 
@@ -318,11 +307,11 @@ class Simulation:
         r = npc.settings.alert_radius
         if r <= 0:
             return
-        for other in self.npcs:
-            if other is npc:
-                continue
-            if float(np.linalg.norm(other.position[:2] - npc.position[:2])) <= r:
-                other.on_alert(position, npc.name)
+        p = self.behaviour.positions()
+        d = np.hypot(p[:, 0] - p[npc.index, 0], p[:, 1] - p[npc.index, 1])
+        for i in np.flatnonzero(d <= r).tolist():
+            if i != npc.index:
+                self.behaviour.alert(i, position, npc.name)
 
     def emit_noise(self, position: object, loudness: float = 1.0, source: str = "") -> None:
         """A noise (a footstep, a thrown stone) heard by NPCs in the next perceive phase."""
@@ -382,67 +371,60 @@ class Simulation:
                     _time.sleep(ahead)
 
     def _perceive(self) -> None:
-        world, tick, t = self.world, self.world.tick, self.world.time
+        world, tick, t, b = self.world, self.world.tick, self.world.time, self.behaviour
+        if not b.n:
+            return
         # sight: the NPCs whose staggered timer fires this tick, one ray batch for all of them
-        due = [n for n, p in zip(self.npcs, self._period, strict=True) if (tick + n.index) % p == 0]
-        if due:
-            if self.player is None:
-                for npc in due:
-                    npc.on_sight(None, None)
+        due = self._rows[(tick + self._rows) % self._period == 0]
+        if due.size:
+            player = self.player
+            if player is None:
+                b.sight(due, np.zeros(due.size, dtype=bool), np.zeros((due.size, 3)), np.zeros(3))
             else:
-                viewers = [
-                    Viewer(
-                        eye=npc.eye,
-                        yaw=npc.yaw,
-                        body=npc.body,
-                        clearance=npc.locomotor.character.radius + EYE_CLEARANCE,
-                        radius=npc.settings.lose_sight_radius if npc.sees else npc.settings.sight_radius,
-                        cos_half_angle=npc.settings.cos_half_angle,
-                    )
-                    for npc in due
-                ]
-                player = self.player
-                seen = self.perception.sense(viewers, {player.body: player.aim_point})
-                feet = player.position
-                for npc, sighting in zip(due, seen, strict=True):
-                    point = sighting.visible.get(player.body)
-                    npc.on_sight(point, feet if point is not None else None)
+                c = b.cfg
+                eyes = b.positions()[due]
+                eyes[:, 2] += c.eye_height[due]
+                radii = np.where(b.sees[due], c.lose_sight_radius[due], c.sight_radius[due])
+                clear = np.full(due.size, self.locomotion.radius + EYE_CLEARANCE)
+                targets = {player.body: player.aim_point}
+                seen, _, points = self.perception.see(
+                    eyes, self.locomotion.yaw[due], clear, radii, c.cos_half_angle[due], targets
+                )
+                b.sight(due, seen[:, 0], np.broadcast_to(points[0], (due.size, 3)), player.position)
         # hearing: every noise of the last tick against every NPC, in numpy
-        if self._noises and self.npcs:
+        if self._noises:
             noises, self._noises = self._noises, []
-            ears = np.array([n.position for n in self.npcs])  # feet: noises are made on the floor
-            ranges = np.array([n.settings.hearing_range for n in self.npcs])
             mask = heard(
-                ears,
+                b.positions(),  # feet: noises are made on the floor
                 np.array([z.position for z in noises]),
                 np.array([z.loudness for z in noises]),
-                ranges,
+                b.cfg.hearing_range,
             )
-            for i, j in np.argwhere(mask):
-                if noises[j].source != self.npcs[i].name:
-                    self.npcs[i].on_noise(noises[j])
+            for i, j in np.argwhere(mask).tolist():
+                if noises[j].source != b.names[i]:
+                    b.hear(i, noises[j])
         # obstacle probes for wandering NPCs whose detection timer fires (not for controlled ones: the
         # probes serve the Wander state, which a controller replaces)
-        controlled = self._controllers
-        for npc in self.npcs:
-            if npc.index not in controlled and npc.wants_probe():
-                s = npc.settings
-                ch = npc.locomotor.character
-                npc.on_probe(
-                    probe_obstacles(
-                        world,
-                        body=npc.body,
-                        feet=npc.position,
-                        yaw=npc.yaw,
-                        body_radius=ch.radius,
-                        height=ch.height,
-                        skin=s.probe_skin,
-                        reach=s.probe_range,
-                        obstacle_range=s.obstacle_range,
-                        time=t,
-                        edge_gap=self._mesh_gap(npc),
-                    )
-                )
+        want = b.wants_probe(t)
+        want[self._controllers.rows] = False
+        for i in np.flatnonzero(want).tolist():
+            npc = self.npcs[i]
+            s = npc.settings
+            ch = npc.locomotor.character
+            probe = probe_obstacles(
+                world,
+                body=npc.body,
+                feet=npc.position,
+                yaw=npc.yaw,
+                body_radius=ch.radius,
+                height=ch.height,
+                skin=s.probe_skin,
+                reach=s.probe_range,
+                obstacle_range=s.obstacle_range,
+                time=t,
+                edge_gap=self._mesh_gap(npc),
+            )
+            npc.on_probe(probe)
 
     def _mesh_gap(self, npc: Npc) -> Callable[[float], float]:
         """Distance from npc to the navmesh edge along a heading (inf when the mesh goes on): box casts see
@@ -462,43 +444,24 @@ class Simulation:
         A controlled NPC still perceives (sight, hearing, alerts: its `sees`, `memory` and `target_point`
         stay current, and its sightings alert its allies) and still moves through the batched locomotion;
         only its state machine is skipped (and the obstacle box casts that serve its Wander state):
-        `controller(npc, time)` is called instead of `npc.decide()` in the decide phase, and steers it with
-        `npc.walk(speed, heading)` or `npc.go_to(point, speed)`.
+        `controller(npc, time)` is called after the state machines of the others in the decide phase,
+        and steers it with `npc.walk(speed, heading)` or `npc.go_to(point, speed)`.
 
         Raises:
             SimulationError: an unknown NPC name or index, or a controller that is not callable.
         """
-        index = self._npc_index(npc)
-        if controller is None:
-            self._controllers.pop(index, None)
-            return
-        if not callable(controller):
-            raise SimulationError(
-                f"an NPC controller must be callable as (npc, time), got {type(controller).__name__}"
-            )
-        self._controllers[index] = controller
-
-    def _npc_index(self, npc: str | int) -> int:
-        if isinstance(npc, str):
-            for n in self.npcs:
-                if n.name == npc:
-                    return n.index
-            raise SimulationError(f"no NPC named {npc!r}; NPCs: {', '.join(n.name for n in self.npcs)}")
-        if isinstance(npc, bool) or not isinstance(npc, int) or not 0 <= npc < len(self.npcs):
-            raise SimulationError(f"NPC index must be an integer in 0..{len(self.npcs) - 1}, got {npc!r}")
-        return npc
+        self._controllers.set(self.npcs, npc, controller)
 
     def _decide(self) -> None:
         controllers, t = self._controllers, self.time
-        for npc in self.npcs:
-            controller = controllers.get(npc.index)
-            if controller is None:
-                npc.decide()
-            else:
-                controller(npc, t)
+        states.decide(self.behaviour, controllers.free(self.behaviour.n))
+        for i, controller in controllers.items():
+            controller(self.npcs[i], t)
         if self.player is not None:
-            watchers = [n.eye for n in self.npcs if n.sees]
-            eyes = np.array(watchers) if watchers else np.zeros((0, 3))
+            b = self.behaviour
+            rows = np.flatnonzero(b.sees)
+            eyes = b.positions()[rows]
+            eyes[:, 2] += b.cfg.eye_height[rows]
             step = self.player.decide(self.time, eyes)
             if step is not None:
                 self.emit_noise(step, self.player.settings.footstep_loudness, "player")
@@ -521,9 +484,9 @@ class Simulation:
             return
         tr.add(
             self.world.time,
-            np.array([n.position for n in self.npcs]).reshape(-1, 3),
-            np.array([n.yaw for n in self.npcs]),
-            np.array([STATE_CODES.get(n.state, -1) for n in self.npcs]),
+            self.behaviour.positions().reshape(-1, 3),
+            self.locomotion.yaw.copy(),
+            self.behaviour.state.copy(),
             self.player.position if self.player is not None else np.full(3, np.nan),
         )
 

@@ -48,7 +48,7 @@ def test_a_walking_npc_stops_before_it_turns_to_aim(scene, mesh) -> None:
     with simulation(scene, mesh, player=(-18.0, -18.0)) as sim:
         npc, player = sim.npcs[0], sim.player
         assert player is not None
-        npc.machine.current.target_speed = npc.settings.walk_speed  # type: ignore[union-attr]
+        sim.behaviour.wander_speed[npc.index] = npc.settings.walk_speed  # Wander's target speed
         sim.run(2.0)  # walking east (nothing ahead within the obstacle range)
         assert npc.locomotor.speed > 0.5 and npc.state == "wander"
         here = npc.position

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from npc_ai.behaviour.brain import Npc
+from npc_ai.behaviour import BehaviourBatch, states
 from npc_ai.bench.soak import SoakProbe, SoakSettings, format_table, rss_mb, run_soak
 from npc_ai.cli.sim import add_bench_soak_arguments, cmd_bench_soak
 from npc_ai.cli.types import UsageError
@@ -168,16 +168,16 @@ def test_run_soak_sees_a_body_put_in_a_wall_right_before_a_sample() -> None:
 
 
 def test_exceptions_are_counted_and_the_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    decide = Npc.decide
+    decide = states.decide
     failures = [3]
 
-    def flaky(self: Npc) -> str:
-        if self.time >= 1.0 and self.index == 0 and failures[0] > 0:
+    def flaky(batch: BehaviourBatch, active: np.ndarray | None = None) -> None:
+        if batch.env.time >= 1.0 and failures[0] > 0:
             failures[0] -= 1
             raise RuntimeError("boom")
-        return decide(self)
+        decide(batch, active)
 
-    monkeypatch.setattr(Npc, "decide", flaky)
+    monkeypatch.setattr(states, "decide", flaky)
     result = run_soak(load_scene("arena"), SoakSettings(npcs=2, seconds=2.0, max_messages=2))
     assert result.exceptions == 3
     assert result.ticks == 120 and not result.aborted  # the run went on to the end
@@ -185,7 +185,7 @@ def test_exceptions_are_counted_and_the_run_goes_on(monkeypatch: pytest.MonkeyPa
     assert len(result.messages) == 2 and "RuntimeError: boom" in result.messages[0]
     assert "t=1.0" in result.messages[0] and "in flaky" in result.messages[0]
     # a tick that always raises stops the run
-    monkeypatch.setattr(Npc, "decide", lambda self: (_ for _ in ()).throw(RuntimeError("always")))
+    monkeypatch.setattr(states, "decide", lambda *a: (_ for _ in ()).throw(RuntimeError("always")))
     stopped = run_soak(load_scene("arena"), SoakSettings(npcs=1, seconds=2.0, max_failures=5))
     assert stopped.aborted and stopped.exceptions == 5 and stopped.ticks == 0
     assert "(aborted)" in format_table([stopped])[1]

@@ -54,10 +54,20 @@ def test_a_controlled_wanderer_gets_no_obstacle_probes(scene) -> None:
     with make(scene) as sim:
         npc = sim.npcs[1]
         assert npc.state == "wander"
-        npc.on_probe = lambda probe: probed.append(probe)  # type: ignore[method-assign]
+        probes = sim.behaviour.probes
+
+        def spy(rows, *a):
+            probed.extend(rows.tolist())
+            return probes(rows, *a)
+
+        sim.behaviour.probes = spy  # type: ignore[method-assign]
+        sim.behaviour.wander_speed[1] = npc.settings.walk_speed  # walking: its timer fires
+        sim.run(0.5)
+        assert 1 in probed  # a wandering NPC of its own is probed...
+        probed.clear()
         sim.control(1, walk)
         sim.run(0.5)
-        assert any(wanted) and probed == []
+        assert any(wanted) and 1 not in probed  # ...a controlled one is not
 
 
 def test_giving_the_npc_back_resumes_its_state_machine(scene) -> None:

@@ -47,25 +47,24 @@ def test_perception_is_one_ray_batch_per_tick_and_staggered() -> None:
     settings = SimulationSettings(npcs=12, player=PlayerSettings(mode="still"))
     with Simulation(load_scene("arena"), seed=3, settings=settings) as sim:
         batches = []
-        sense = sim.perception.sense
+        see = sim.perception.see
 
-        def counting(viewers, targets, *a, **kw):
+        def counting(*a, **kw):
             batches.append(sim.world.tick)
             before = sim.perception.batches
-            out = sense(viewers, targets, *a, **kw)
+            out = see(*a, **kw)
             assert sim.perception.batches - before <= 1  # at most one ray batch for all viewers
             return out
 
-        sim.perception.sense = counting  # type: ignore[method-assign]
+        sim.perception.see = counting  # type: ignore[method-assign]
         fired = {}
-        original = [npc.on_sight for npc in sim.npcs]
-        for npc, f in zip(sim.npcs, original, strict=True):
+        sight = sim.behaviour.sight
 
-            def spy(point, feet, npc=npc, f=f):
-                fired.setdefault(sim.world.tick, []).append(npc.index)
-                return f(point, feet)
+        def spy(rows, *a):
+            fired.setdefault(sim.world.tick, []).extend(rows.tolist())
+            return sight(rows, *a)
 
-            npc.on_sight = spy  # type: ignore[method-assign]
+        sim.behaviour.sight = spy  # type: ignore[method-assign]
         sim.run(1.0)
         assert len(batches) == len(set(batches)) == 60  # one sense call per tick
         period = sim._period[0]
