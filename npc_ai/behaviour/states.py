@@ -226,10 +226,9 @@ def decide(b: BehaviourBatch, active: np.ndarray | None = None) -> None:
     b.has_memory[stale] = False
     k = Tick(b, t)
     state = b.state
-    for code, rule in enumerate(RULES):
-        rows = np.flatnonzero(act & (state == code))
-        if rows.size:
-            rule(b, rows, k)
+    codes = state if active is None else np.where(act, state, NONE)
+    for code in np.flatnonzero(np.bincount(codes + 1, minlength=len(RULES) + 1)[1:]).tolist():
+        RULES[code](b, np.flatnonzero(codes == code), k)
     fired = np.flatnonzero(k.next != NONE)
     if fired.size or k.notes:
         check_transitions(state[fired], k.next[fired])
