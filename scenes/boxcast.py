@@ -44,6 +44,7 @@ _ORIGIN = (0.0, 0.0, 0.0)
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)
 _NO_LINK = -2  # getClosestPoints' linkIndexA / linkIndexB default: every link
 _NAN3 = (math.nan, math.nan, math.nan)
+_ZERO3 = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,47 @@ class BoxCastHit:
     normal: np.ndarray
     body: int
     started_in_contact: bool = False
+
+
+@dataclass(frozen=True)
+class BoxCastHits:
+    """The results of m box casts (`World.box_casts`), row i what one `BoxCastHit` holds.
+
+    Attributes:
+        hit: (m,) bool: the box touched something before reaching the end.
+        fraction: (m,) travelled fraction of start->end where it touched [0, 1]; 1.0 for no hit.
+        distance: (m,) travelled distance [m].
+        position: (m, 3) box centre at the touch (or the end) [m].
+        point: (m, 3) closest point on the obstacle [m] (NaN without a hit).
+        normal: (m, 3) obstacle surface normal pointing towards the box (zeros without a hit).
+        body: (m,) int64 obstacle body id, -1 without a hit.
+        started_in_contact: (m,) bool: the box already touched (or overlapped) something at the start.
+    """
+
+    hit: np.ndarray
+    fraction: np.ndarray
+    distance: np.ndarray
+    position: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    body: np.ndarray
+    started_in_contact: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.hit.shape[0])
+
+    def row(self, i: int) -> BoxCastHit:
+        """Row i as a `BoxCastHit` (copies of the arrays)."""
+        return BoxCastHit(
+            bool(self.hit[i]),
+            float(self.fraction[i]),
+            float(self.distance[i]),
+            self.position[i].copy(),
+            self.point[i].copy(),
+            self.normal[i].copy(),
+            int(self.body[i]),
+            bool(self.started_in_contact[i]),
+        )
 
 
 def as_point(value: object) -> tuple[float, float, float] | None:
@@ -128,6 +170,41 @@ def sweep(
     calls: Counter[str] | None = None,
 ) -> BoxCastHit:
     """`box_cast` on checked inputs: a raw client id, start and end as tuples of finite floats."""
+    contact, done, length, position, started, queries = advance(
+        cid, shape, orientation, start, end, candidates, tolerance
+    )
+    if calls is not None:
+        calls["getClosestPoints"] += queries
+    if contact is None:
+        return BoxCastHit(False, 1.0, length, np.array(end), np.array(_NAN3), np.zeros(3), -1)
+    return BoxCastHit(
+        True,
+        done / length if length > 0.0 else 0.0,
+        done,
+        np.array(position),
+        np.array(contact[2], dtype=np.float64),
+        np.array(contact[3], dtype=np.float64),
+        int(contact[1]),
+        started_in_contact=started,
+    )
+
+
+Contact = tuple[float, int, Sequence[float], Sequence[float]]
+"""A touch found by `advance`: (gap [m], obstacle body, closest point on it [m], its normal to the box)."""
+
+
+def advance(
+    cid: int,
+    shape: int,
+    orientation: tuple[float, ...],
+    start: tuple[float, float, float],
+    end: tuple[float, float, float],
+    candidates: Sequence[int],
+    tolerance: float,
+) -> tuple[Contact | None, float, float, tuple[float, float, float], bool, int]:
+    """The conservative advancement of one cast (the rule of the module doc), in plain floats: returns
+    (the touch or None, the travel done [m], the cast's length [m], the box centre where it stopped [m],
+    whether it touched at the start, the `getClosestPoints` calls made)."""
     sx, sy, sz = start
     ex, ey, ez = end
     length = math.sqrt((ex - sx) ** 2 + (ey - sy) ** 2 + (ez - sz) ** 2)
@@ -141,12 +218,14 @@ def sweep(
     active = list(candidates)
     queries = 0
     done = 0.0
+    position = start
     for iteration in range(_MAX_ITERATIONS):
         position = (sx + dx * done, sy + dy * done, sz + dz * done)
         remaining = length - done
         reach = remaining + tolerance
         best_step = math.inf
-        contact = nearest = None
+        contact: Contact | None = None
+        nearest: Contact | None = None
         in_reach = []
         for body in active:
             points = closest(
@@ -171,25 +250,109 @@ def sweep(
         if contact is None and iteration == _MAX_ITERATIONS - 1 and done + best_step < length:
             contact = nearest  # still closing in after every step allowed: stop short of it, on the safe side
         if contact is not None:
-            if calls is not None:
-                calls["getClosestPoints"] += queries
-            return BoxCastHit(
-                True,
-                done / length if length > 0.0 else 0.0,
-                done,
-                np.array(position),
-                np.array(contact[2], dtype=np.float64),
-                np.array(contact[3], dtype=np.float64),
-                int(contact[1]),
-                started_in_contact=iteration == 0,
-            )
+            return contact, done, length, position, iteration == 0, queries
         if done + best_step >= length:  # the end is free (an infinite step: nothing ahead)
             break
         done += best_step
         active = in_reach
+    return None, length, length, end, False, queries
+
+
+def sweep_many(
+    cid: int,
+    shapes: Sequence[int],
+    orientations: Sequence[tuple[float, ...]],
+    starts: Sequence[tuple[float, float, float]],
+    ends: Sequence[tuple[float, float, float]],
+    candidates: Sequence[Sequence[int]],
+    *,
+    tolerance: float = 1e-6,
+    calls: Counter[str] | None = None,
+) -> BoxCastHits:
+    """`sweep` for m casts (row i: `shapes[i]`, `orientations[i]`, `starts[i]`, `ends[i]`,
+    `candidates[i]`, all checked), each exactly as one `sweep` call, the results gathered into arrays."""
+    m = len(starts)
+    rows = [
+        advance(cid, shapes[i], orientations[i], starts[i], ends[i], candidates[i], tolerance)
+        for i in range(m)
+    ]
+    hit = np.array([r[0] is not None for r in rows], dtype=bool).reshape(m)
+    done = np.array([r[1] for r in rows], dtype=np.float64).reshape(m)
+    length = np.array([r[2] for r in rows], dtype=np.float64).reshape(m)
+    fraction = np.ones(m)
+    moved = hit & (length > 0.0)
+    fraction[hit] = 0.0
+    fraction[moved] = done[moved] / length[moved]
+    touches = [r[0] for r in rows]
     if calls is not None:
-        calls["getClosestPoints"] += queries
-    return BoxCastHit(False, 1.0, length, np.array(end), np.array(_NAN3), np.zeros(3), -1)
+        calls["getClosestPoints"] += sum(r[5] for r in rows)
+    return BoxCastHits(
+        hit,
+        fraction,
+        done,
+        np.array([r[3] for r in rows], dtype=np.float64).reshape(m, 3),
+        np.array([_NAN3 if c is None else c[2] for c in touches], dtype=np.float64).reshape(m, 3),
+        np.array([_ZERO3 if c is None else c[3] for c in touches], dtype=np.float64).reshape(m, 3),
+        np.array([-1 if c is None else c[1] for c in touches], dtype=np.int64).reshape(m),
+        np.array([r[4] for r in rows], dtype=bool).reshape(m),
+    )
+
+
+def cast_rows(
+    half_extents: object, starts: object, ends: object, yaws: object, ignore: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[set[int]]]:
+    """`World.box_casts`' arguments checked: ((m, 3) half extents [m], (m, 3) starts and (m, 3) ends [m],
+    (m,) yaws [rad], per row the set of bodies to ignore).
+
+    Raises:
+        WorldError: what is wrong and what was given.
+    """
+    s, e = _numbers(starts), _numbers(ends)
+    if s.ndim != 2 or s.shape[1] != 3 or not np.isfinite(s).all():
+        raise WorldError(
+            f"box cast starts must be an (m, 3) array of finite numbers [m], got {_shown(starts)}"
+        )
+    m = len(s)
+    if e.shape != (m, 3) or not np.isfinite(e).all():
+        raise WorldError(f"box cast ends must be an ({m}, 3) array of finite numbers [m], got {_shown(ends)}")
+    h = _numbers(half_extents)
+    h = np.broadcast_to(h, (m, 3)) if h.shape == (3,) else h
+    if h.shape != (m, 3) or not (np.isfinite(h).all() and (h > 0).all()):
+        raise WorldError(
+            f"box half extents must be (3,) or ({m}, 3) positive finite numbers [m], "
+            f"got {_shown(half_extents)}"
+        )
+    yaw = np.zeros(m) if yaws is None else _numbers(yaws)
+    if yaw.shape != (m,) or not np.isfinite(yaw).all():
+        raise WorldError(f"box cast yaws must be None or ({m},) finite numbers [rad], got {_shown(yaws)}")
+    skip: list[set[int]] = [set()] * m
+    if ignore is not None:
+        ids = _numbers(ignore, float_ok=False)
+        if ids.ndim not in (1, 2) or len(ids) != m:
+            raise WorldError(
+                f"box cast ignore must be None, or ({m},) or ({m}, j) body ids (-1: none), "
+                f"got {_shown(ignore)}"
+            )
+        skip = [set(row) for row in (ids[:, None] if ids.ndim == 1 else ids).tolist()]
+    return np.ascontiguousarray(h), s, e, yaw, skip
+
+
+def _numbers(value: object, *, float_ok: bool = True) -> np.ndarray:
+    """value as a float64 array (int64 unless `float_ok`), or an empty (0, 0) one when it is not numbers."""
+    try:
+        a = np.asarray(value)
+    except Exception:  # an odd object that fails on conversion is not numbers
+        return np.zeros((0, 0))
+    if a.dtype.kind not in ("iuf" if float_ok else "iu"):
+        return np.zeros((0, 0))
+    return a.astype(np.float64 if float_ok else np.int64, copy=False)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def box_shape(client: Client, half_extents: np.ndarray) -> int:

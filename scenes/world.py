@@ -24,7 +24,7 @@ import numpy as np
 from scenes import depenetration, groups
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import BoxCastHit, as_point, box_shape, sweep
+from scenes.boxcast import BoxCastHit, BoxCastHits, as_point, box_shape, cast_rows, sweep, sweep_many
 from scenes.build import build_static
 from scenes.errors import WorldError, WorldSettingsError
 from scenes.events import EventLog
@@ -385,13 +385,7 @@ class World:
         """
         self._check_open()
         h = tuple(map(float, half_extents))
-        # `_box_shape`'s cache, looked up without numpy: its key is the half extents rounded to 9 decimals
-        cached = self._cast_shapes
-        shape = cached.get(h)
-        if shape is None:
-            shape = cached.get(tuple([round(v, 9) for v in h]))
-            if shape is None:
-                shape = self._box_shape(np.asarray(h, dtype=np.float64))
+        shape = self._cast_shape(h)
         s, e = as_point(start), as_point(end)
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
@@ -414,6 +408,66 @@ class World:
         candidates = sorted({b for b, _link in found if b not in skip and kinds.get(b, groups.PROP) & want})
         q = (0.0, 0.0, math.sin(0.5 * turn), math.cos(0.5 * turn))  # getQuaternionFromEuler((0, 0, yaw))
         return sweep(self._cid, shape, q, s, e, candidates, calls=self.pybullet_calls)
+
+    def box_casts(
+        self,
+        half_extents: object,
+        starts: object,
+        ends: object,
+        *,
+        yaws: object = None,
+        mask: int | None = None,
+        ignore: object = None,
+    ) -> BoxCastHits:
+        """m box casts in one call: row i is exactly `box_cast(half_extents[i], starts[i], ends[i],
+        yaw=yaws[i], mask=mask, ignore=ignore[i])` (one AABB query and its sweep per row, as there: the
+        query's candidates decide the result), with the per-row Python of that call gone.
+
+        Args:
+            half_extents: (3,) for every row or (m, 3) [m, > 0]. starts, ends: (m, 3) box centres [m].
+            yaws: (m,) box headings [rad] (None: all 0). mask: collision groups a box may hit (None: all).
+            ignore: None, or (m,) or (m, j) body ids each row passes through (-1: none).
+        Returns:
+            `BoxCastHits`, arrays with one row per cast.
+        Raises:
+            WorldError: arrays of the wrong shape, non-finite numbers, half extents <= 0.
+        """
+        self._check_open()
+        h, s, e, yaw, skip = cast_rows(half_extents, starts, ends, yaws, ignore)
+        m = len(s)
+        shapes = [self._cast_shape(k) for k in map(tuple, h.tolist())]
+        turn = yaw.tolist()
+        c, si = np.array([math.cos(t) for t in turn]), np.array([math.sin(t) for t in turn])
+        # each row's `box_cast` AABB (the same float operations, so the same candidates)
+        pad = np.empty((m, 3))
+        pad[:, 0] = np.abs(c) * h[:, 0] + np.abs(si) * h[:, 1] + 0.01
+        pad[:, 1] = np.abs(si) * h[:, 0] + np.abs(c) * h[:, 1] + 0.01
+        pad[:, 2] = h[:, 2] + 0.01
+        lo, hi = (np.minimum(s, e) - pad).tolist(), (np.maximum(s, e) + pad).tolist()
+        overlapping, cid, kinds, prop = pb.getOverlappingObjects, self._cid, self.groups, groups.PROP
+        want = -1 if mask is None else int(mask)
+        candidates = []
+        for i in range(m):
+            found, ignored = overlapping(lo[i], hi[i], cid) or (), skip[i]
+            candidates.append(
+                sorted({b for b, _link in found if b not in ignored and kinds.get(b, prop) & want})
+            )
+        self.pybullet_calls["getOverlappingObjects"] += m
+        q = [(0.0, 0.0, math.sin(0.5 * t), math.cos(0.5 * t)) for t in turn]
+        points = [tuple(r) for r in s.tolist()], [tuple(r) for r in e.tolist()]
+        return sweep_many(self._cid, shapes, q, *points, candidates, calls=self.pybullet_calls)
+
+    def _cast_shape(self, h: tuple[float, ...]) -> int:
+        """`_box_shape` of half extents h [m], its cache looked up without numpy first (by h, then by h
+        rounded to 9 decimals, `_box_shape`'s key)."""
+        cached = self._cast_shapes
+        shape = cached.get(h)
+        if shape is None:
+            shape = cached.get(tuple([round(v, 9) for v in h]))
+            if shape is None:
+                shape = self._box_shape(np.asarray(h, dtype=np.float64))
+            cached[h] = shape  # h itself too: the next lookup of these half extents rounds nothing
+        return shape
 
     def _box_shape(self, half_extents: np.ndarray) -> int:
         """The cached box collision shape of these half extents [m] (made on first use)."""
