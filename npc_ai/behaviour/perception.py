@@ -3,7 +3,9 @@
 The pure functions work on whole arrays (every eye against every target at once) and know nothing of
 PyBullet. `Perception` is the stateful shell the simulation calls once per tick: it picks the NPCs whose
 staggered perception timer fires, gathers candidate targets with an overlap query on the character layer,
-keeps the pairs inside each view cone, and casts all their line-of-sight rays in one batch.
+keeps the pairs inside each view cone, and casts all their line-of-sight rays in one batch. The obstacle
+probes of wandering NPCs are box casts: `probe_obstacles` for one NPC, `probe_obstacles_many` for all the
+NPCs due in a tick, with the same answers row for row.
 
 Conventions: world Z-up, metres, radians unless a name ends in `_deg`; yaw 0 faces +X.
 """
@@ -13,12 +15,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from navigation import raycasts
 from navigation.angles import wrap_angle
 from npc_ai.errors import NpcAiError
 from scenes import World, groups
+
+if TYPE_CHECKING:
+    from navigation.query import NavMeshQuery
 
 EYE_CLEARANCE = 0.02  # [m] eye rays start this far outside the caster's capsule
 
@@ -367,3 +375,189 @@ def probe_obstacles(
     left, _ = cast(yaw + math.pi / 2)
     right, _ = cast(yaw - math.pi / 2)
     return ObstacleProbe(time, forward, left, right, nudge)
+
+
+# -- obstacle probes of many NPCs at once -----------------------------------------------------------------
+EdgeGaps = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""`edge_gaps(origins (k, 3) [m], headings (k,) [rad], reach (k,) [m]) -> (k,) gaps [m]`: a second limit on
+each probe gap (inf where nothing limits it); `navmesh_edge_gaps` makes the simulation's."""
+
+
+@dataclass(frozen=True)
+class ObstacleProbes:
+    """The obstacle probes of m NPCs cast together (`probe_obstacles_many`); row i holds what
+    `probe_obstacles` returns for NPC i (`probe(i)` gives that `ObstacleProbe`).
+
+    Attributes:
+        time: when they were cast [s].
+        forward: (m,) free gap ahead of each body [m] (inf when nothing is within the probe range).
+        left, right: (m,) free gaps at +90 and -90 degrees [m]; NaN where the sides were not cast.
+        nudge: (m,) int64: +1 / -1 when the skin of the forward box touched something on the right / left
+            at the start, else 0 (see `ObstacleProbe`).
+    """
+
+    time: float
+    forward: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    nudge: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.forward.shape[0])
+
+    def probe(self, i: int) -> ObstacleProbe:
+        """Row i as the `ObstacleProbe` `probe_obstacles` returns (left and right None when not cast)."""
+        forward, nudge = float(self.forward[i]), int(self.nudge[i])
+        if math.isnan(self.left[i]):
+            return ObstacleProbe(self.time, forward, nudge=nudge)
+        return ObstacleProbe(self.time, forward, float(self.left[i]), float(self.right[i]), nudge)
+
+
+def probe_obstacles_many(
+    world: World,
+    *,
+    bodies: ArrayLike,
+    feet: ArrayLike,
+    yaws: ArrayLike,
+    body_radius: float | np.ndarray,
+    height: float | np.ndarray,
+    skin: float | np.ndarray,
+    reach: float | np.ndarray,
+    obstacle_range: float | np.ndarray,
+    time: float,
+    lift: float = 0.3,
+    mask: int = groups.STATIC | groups.NPC,
+    edge_gaps: EdgeGaps | None = None,
+) -> ObstacleProbes:
+    """`probe_obstacles` for m NPCs at once, row for row the same gaps and nudges: every forward box cast
+    in one `World.box_casts`, the narrower re-casts of those that started in contact in another, then the
+    +-90 degree casts of the NPCs whose forward gap (edge gap included) is below their `obstacle_range`
+    (and their re-casts); `edge_gaps`, when given, is called once for the forward headings and once for
+    the side headings of all NPCs together.
+
+    Args:
+        bodies: (m,) the NPCs' body ids (each cast ignores its own). feet: (m, 3) feet positions [m].
+        yaws: (m,) headings [rad]. body_radius, height: capsule radius and height [m, > 0], one for all or
+            (m,). skin: box width added on each side [m, >= 0]; reach: probe range [m, > 0];
+            obstacle_range: a forward gap below it casts the sides [m, >= 0]; each one for all or (m,).
+        time: when they are cast [s]. lift: the boxes start this far above the feet [m, < height].
+        mask: groups the boxes may hit. edge_gaps: see `EdgeGaps` (origins are the feet).
+    Raises:
+        PerceptionError: arrays of the wrong shape, non-finite numbers, sizes out of range, a wrong
+            `edge_gaps` answer.
+    """
+    f = _rows(feet, "feet") if np.size(feet) else np.zeros((0, 3))
+    m = len(f)
+    ids = np.asarray(bodies)
+    if ids.shape != (m,) or ids.dtype.kind not in "iu":
+        raise PerceptionError(f"bodies must be ({m},) body ids (one per row of feet), got {bodies!r}")
+    if np.ndim(yaws) != 1:
+        raise PerceptionError(f"yaws must be ({m},) finite numbers of radians, got {yaws!r}")
+    yaw = _per_npc(yaws, m, "yaws", -math.inf, "be finite numbers of radians")
+    radius = _per_npc(body_radius, m, "body_radius", 0.0, "be a number of metres > 0")
+    tall = _per_npc(height, m, "height", lift, f"be a number of metres > lift ({lift})")
+    pad = _per_npc(skin, m, "skin", 0.0, "be a number of metres >= 0", or_equal=True)
+    far = _per_npc(reach, m, "reach", 0.0, "be a number of metres > 0")
+    near = _per_npc(obstacle_range, m, "obstacle_range", 0.0, "be a number of metres >= 0", or_equal=True)
+    if m == 0:
+        return ObstacleProbes(float(time), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
+    half = np.empty((m, 3))
+    half[:, 0], half[:, 1], half[:, 2] = radius, radius + pad, 0.5 * (tall - lift)
+    center = f.copy()
+    center[:, 2] = f[:, 2] + lift + half[:, 2]
+    forward, nudge = _cast_gaps(world, half, center, yaw, far, ids, mask, nudges=True)
+    if edge_gaps is not None:
+        forward = np.minimum(forward, _edge_gaps(edge_gaps, f, yaw, far))
+    left, right = np.full(m, np.nan), np.full(m, np.nan)
+    sides = np.flatnonzero(forward < near)
+    if sides.size:
+        two = np.concatenate([sides, sides])  # the left casts of these rows, then their right casts
+        heading = np.concatenate([yaw[sides] + math.pi / 2, yaw[sides] - math.pi / 2])
+        gaps, _ = _cast_gaps(world, half[two], center[two], heading, far[two], ids[two], mask, nudges=False)
+        if edge_gaps is not None:
+            gaps = np.minimum(gaps, _edge_gaps(edge_gaps, f[two], heading, far[two]))
+        left[sides], right[sides] = gaps[: sides.size], gaps[sides.size :]
+    return ObstacleProbes(float(time), forward, left, right, nudge)
+
+
+def _per_npc(
+    value: object, n: int, name: str, low: float, rule: str, *, or_equal: bool = False
+) -> np.ndarray:
+    """(n,) float64 from one finite number for all rows or (n,) of them, each > `low` (>= when
+    `or_equal`); PerceptionError naming `name` and the `rule` otherwise."""
+    if type(value) is float or type(value) is int:  # one setting for every row: the common case, kept cheap
+        v = float(value)
+        if not (math.isfinite(v) and (v > low or (or_equal and v == low))):
+            raise PerceptionError(f"{name} must {rule}, got {value!r}")
+        return np.full(n, v)
+    arr = np.asarray(value, dtype=np.float64) if _is_numbers(value) else np.full(1, np.nan)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+        raise PerceptionError(f"{name} must be a number or ({n},) numbers, got shape {arr.shape}")
+    if not (np.isfinite(arr).all() and ((arr > low) | (or_equal & (arr == low))).all()):
+        raise PerceptionError(f"{name} must {rule}, got {value!r}")
+    return np.broadcast_to(arr, (n,))
+
+
+def _is_numbers(value: object) -> bool:
+    try:
+        return np.asarray(value).dtype.kind in "iuf"
+    except Exception:  # an odd object that fails on conversion is not numbers
+        return False
+
+
+def _cast_gaps(
+    world: World,
+    half: np.ndarray,
+    center: np.ndarray,
+    heading: np.ndarray,
+    reach: np.ndarray,
+    bodies: np.ndarray,
+    mask: int,
+    *,
+    nudges: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`_cast_gap` for k rows: (k,) free gaps [m] (inf: no hit), (k,) nudges (zeros unless `nudges`)."""
+    turn = heading.tolist()
+    direction = np.array([[math.cos(t), math.sin(t), 0.0] for t in turn]).reshape(-1, 3)
+    end = center + direction * reach[:, None]
+    hits = world.box_casts(half, center, end, yaws=heading, mask=mask, ignore=bodies)
+    nudge = np.zeros(len(turn), dtype=np.int64)
+    again = np.flatnonzero(hits.hit & hits.started_in_contact)
+    gap = np.where(hits.hit, hits.distance, math.inf)
+    if again.size == 0:
+        return gap, nudge
+    if nudges:  # as `_cast_gap`: the side of the touch, from the normal (obstacle -> body)
+        for i in again.tolist():
+            left = np.array([-math.sin(turn[i]), math.cos(turn[i]), 0.0])
+            nudge[i] = 1 if float(hits.normal[i] @ left) >= 0 else -1
+    narrow = half[again].copy()
+    narrow[:, 1] = narrow[:, 0]
+    redo = world.box_casts(
+        narrow, center[again], end[again], yaws=heading[again], mask=mask, ignore=bodies[again]
+    )
+    gap[again] = np.where(redo.hit, redo.distance, math.inf)
+    return gap, nudge
+
+
+def _edge_gaps(
+    edge_gaps: EdgeGaps, origins: np.ndarray, heading: np.ndarray, reach: np.ndarray
+) -> np.ndarray:
+    out = np.asarray(edge_gaps(origins, heading, reach), dtype=np.float64)
+    if out.shape != heading.shape or np.isnan(out).any():
+        raise PerceptionError(f"edge_gaps must return ({len(heading)},) gaps [m], got {out!r}")
+    return out
+
+
+def navmesh_edge_gaps(query: NavMeshQuery) -> EdgeGaps:
+    """The `edge_gaps` of `probe_obstacles_many` from a navmesh: per row, how far [m] the mesh goes from
+    origins[i] along headings[i] within reach[i], by one `NavMeshQuery.raycast_many` for all rows. The rule
+    of `Simulation._mesh_gap`: inf when the start is off the mesh or the whole ray stays on it, else the
+    fraction walked times the reach (a wall edge, a ledge or a drop stops the walk)."""
+
+    def gaps(origins: np.ndarray, headings: np.ndarray, reach: np.ndarray) -> np.ndarray:
+        turn = np.asarray(headings, dtype=np.float64).tolist()
+        direction = np.array([[math.cos(t), math.sin(t), 0.0] for t in turn]).reshape(-1, 3)
+        hits = query.raycast_many(origins, origins + reach[:, None] * direction)
+        return np.where(hits.status == raycasts.PARTIAL, hits.fraction * reach, math.inf)
+
+    return gaps
