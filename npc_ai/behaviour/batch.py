@@ -65,7 +65,7 @@ class SettingsArrays:
         "walk_speed", "run_speed", "obstacle_range", "stop_gap", "probe_interval_s", "stop_speed",
         "reaction_time_s", "shoot_cooldown_s", "shot_duration_s", "search_duration_s", "chase_timeout_s",
         "memory_expiry_s", "hearing_range", "alert_radius", "alert_cooldown_s", "eye_height",
-        "sight_radius", "lose_sight_radius", "cos_half_angle",
+        "sight_radius", "lose_sight_radius", "cos_half_angle", "probe_skin", "probe_range",
     )  # fmt: skip
     DERIVED = ("turn_step", "aim_step", "search_step", "aim_tolerance", "speed_gain")
 
@@ -104,6 +104,8 @@ class SettingsArrays:
     sight_radius: np.ndarray
     lose_sight_radius: np.ndarray
     cos_half_angle: np.ndarray
+    probe_skin: np.ndarray
+    probe_range: np.ndarray
     turn_step: np.ndarray
     aim_step: np.ndarray
     search_step: np.ndarray

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import time as _time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,13 @@ from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
 from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, states
 from npc_ai.behaviour.batch import xyz as _xyz
-from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard, probe_obstacles
+from npc_ai.behaviour.perception import (
+    EYE_CLEARANCE,
+    Perception,
+    heard,
+    navmesh_edge_gaps,
+    probe_obstacles_many,
+)
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
@@ -163,6 +168,7 @@ class Simulation:
         if mesh.polygon_count == 0:
             raise SimulationError(f"scene {scene.name!r} has no walkable navmesh")
         self.query = NavMeshQuery(mesh)
+        self._edge_gaps = navmesh_edge_gaps(self.query)
         self.timings = Timings()
         self._pending: list[tuple[Npc | None, str, dict[str, Any]]] = []
         self._counts: Counter[tuple[str, str]] = Counter()  # (npc, event) -> events recorded, exact
@@ -407,36 +413,23 @@ class Simulation:
         # probes serve the Wander state, which a controller replaces)
         want = b.wants_probe(t)
         want[self._controllers.rows] = False
-        for i in np.flatnonzero(want).tolist():
-            npc = self.npcs[i]
-            s = npc.settings
-            ch = npc.locomotor.character
-            probe = probe_obstacles(
+        rows = np.flatnonzero(want)
+        if rows.size:
+            lo, c = self.locomotion, b.cfg
+            probes = probe_obstacles_many(
                 world,
-                body=npc.body,
-                feet=npc.position,
-                yaw=npc.yaw,
-                body_radius=ch.radius,
-                height=ch.height,
-                skin=s.probe_skin,
-                reach=s.probe_range,
-                obstacle_range=s.obstacle_range,
+                bodies=lo.bodies[rows],
+                feet=b.positions()[rows],
+                yaws=lo.yaw[rows],
+                body_radius=lo.radius,
+                height=lo.height,
+                skin=c.probe_skin[rows],
+                reach=c.probe_range[rows],
+                obstacle_range=c.obstacle_range[rows],
                 time=t,
-                edge_gap=self._mesh_gap(npc),
+                edge_gaps=self._edge_gaps,  # the mesh edge: box casts see walls, the mesh sees ledges
             )
-            npc.on_probe(probe)
-
-    def _mesh_gap(self, npc: Npc) -> Callable[[float], float]:
-        """Distance from npc to the navmesh edge along a heading (inf when the mesh goes on): box casts see
-        walls and bodies, the mesh also sees ledges and drops, so a wanderer stays on the mesh."""
-        here = npc.position
-        reach = npc.settings.probe_range
-
-        def gap(yaw: float) -> float:
-            hit = self.query.raycast(here, here + reach * np.array([math.cos(yaw), math.sin(yaw), 0.0]))
-            return math.inf if (not hit.valid or hit.walkable) else hit.fraction * reach
-
-        return gap
+            b.probes(rows, probes.forward, probes.left, probes.right, probes.nudge, t)
 
     def control(self, npc: str | int, controller: NpcController | None) -> None:
         """Hand one NPC to your own controller (a learning agent, a script), or give it back (None).
