@@ -58,6 +58,13 @@ def decode(action: object, action_type: str, gaits: Gaits, who: str = "action") 
         gait, turn = divmod(index, 3)
         speed = (0.0, gaits.walk, gaits.run)[gait]
         return speed, (MAX_TURN_RATE, 0.0, -MAX_TURN_RATE)[turn]
+    if type(action) is np.ndarray and action.shape == (2,) and action.dtype.kind == "f":
+        # the usual case (an array from the space or a policy), in plain floats: the same checks and
+        # arithmetic as below, without a dozen numpy calls on two numbers
+        a0, a1 = action.tolist()
+        if math.isfinite(a0) and math.isfinite(a1) and max(abs(a0), abs(a1)) <= 1.0 + _TOLERANCE:
+            a0, a1 = min(max(a0, -1.0), 1.0), min(max(a1, -1.0), 1.0)
+            return (a0 + 1.0) * 0.5 * gaits.run, a1 * MAX_TURN_RATE
     try:
         a = np.asarray(action, dtype=np.float64)
     except (TypeError, ValueError):

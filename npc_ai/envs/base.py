@@ -7,6 +7,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -70,13 +71,24 @@ class RoleEnv(gym.Env[dict[str, Any], Any], abc.ABC):
     def _apply(self, speed: float, turn_rate: float) -> None:
         """Each role (learning player, learning guard) defines it."""
 
+    @staticmethod
     @abc.abstractmethod
+    def _observe_worlds(matches: Sequence[Match]) -> dict[str, np.ndarray]:
+        """Each role: the learner's observation in each world, one row per world (one pass for all of a
+        vector env's worlds; a single env is a batch of one)."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def _rewards(matches: Sequence[Match], tallies: Sequence[Tally], path_before: np.ndarray) -> np.ndarray:
+        """Each role: the learner's reward in each world for the step just taken (path_before: each world's
+        path length to the player's goal before it [m])."""
+
     def _observe(self) -> dict[str, Any]:
-        """Each role (learning player, learning guard) defines it."""
+        return {k: v[0] for k, v in self._observe_worlds([self.match]).items()}
 
     @abc.abstractmethod
     def _reward(self, tally: Tally, path_before: float) -> float:
-        """Each role (learning player, learning guard) defines it."""
+        """Each role: `_rewards` for this env's one world (the same formula, on scalars)."""
 
     @abc.abstractmethod
     def _terminated(self) -> bool:
@@ -104,6 +116,13 @@ class RoleEnv(gym.Env[dict[str, Any], Any], abc.ABC):
             EnvOptionsError: an unknown option key or a bad value; the env keeps its previous episode (and,
                 for a bad key or value, its random generator untouched) and can be reset again.
         """
+        self._start(seed, options)
+        if self.render_mode == "human":
+            self._aim_gui_camera()
+        return self._observe(), self._info()
+
+    def _start(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """`reset` up to the observation (the native vector env observes all its worlds at once)."""
         config = self.config.with_options(options)  # before seeding: a bad option changes nothing
         super().reset(seed=seed)
         state = self.np_random.bit_generator.state
@@ -117,9 +136,6 @@ class RoleEnv(gym.Env[dict[str, Any], Any], abc.ABC):
             raise
         self._renderer = None
         self._done = False
-        if self.render_mode == "human":
-            self._aim_gui_camera()
-        return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Hold `action` for `frame_skip` ticks.

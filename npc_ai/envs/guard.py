@@ -14,15 +14,17 @@ machines. The difficulty applies to the scripted guards only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 
 from npc_ai.envs.actions import Gaits
 from npc_ai.envs.base import RoleEnv
 from npc_ai.envs.errors import EnvError
-from npc_ai.envs.match import Tally
-from npc_ai.envs.observe import guard_reward, observe
+from npc_ai.envs.match import Match, Tally
+from npc_ai.envs.observe import guard_observations, guard_rewards, read
 from npc_ai.envs.sensing import observation_space
 
 
@@ -49,11 +51,22 @@ class GuardEnv(RoleEnv):
         cmd = self.match.commands[0]
         cmd.speed, cmd.turn_rate = speed, turn_rate
 
-    def _observe(self) -> dict[str, Any]:
-        return observe(self.match, [0], player=False)[0][0]
+    @staticmethod
+    def _observe_worlds(matches: Sequence[Match]) -> dict[str, np.ndarray]:
+        return guard_observations([read(m, [0], player=False) for m in matches])
 
     def _reward(self, tally: Tally, path_before: float) -> float:
-        return guard_reward(self.match, tally, 0)
+        m = self.match
+        credited = m.just_caught and 0 in m.caught_by
+        return float(guard_rewards(tally.guard_sight_s[0], tally.hits[0], credited))
+
+    @staticmethod
+    def _rewards(matches: Sequence[Match], tallies: Sequence[Tally], path_before: np.ndarray) -> np.ndarray:
+        return guard_rewards(
+            np.array([t.guard_sight_s[0] for t in tallies]),
+            np.array([t.hits[0] for t in tallies]),
+            np.array([m.just_caught and 0 in m.caught_by for m in matches]),
+        )
 
     def _terminated(self) -> bool:
         return self.match.caught

@@ -25,7 +25,7 @@ from npc_ai.envs.actions import Gaits, action_space, decode
 from npc_ai.envs.base import RENDER_MODES, make_config
 from npc_ai.envs.errors import ActionError, EnvError, EnvOptionsError
 from npc_ai.envs.match import PLAYER_SETTINGS, Match, Tally
-from npc_ai.envs.observe import guard_reward, observe, player_reward
+from npc_ai.envs.observe import guard_rewards, observe, player_reward
 from npc_ai.envs.render import TopDown, check_render_mode
 from npc_ai.envs.sensing import observation_space
 
@@ -152,7 +152,7 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
         path_before = m.path_length
         tally = m.advance()
         obs = self._observe()
-        rewards = {a: self._reward(a, tally, path_before) for a in self.agents}
+        rewards = self._rewards(tally, path_before)
         over = m.caught or (self.learning_player and m.goals_left == 0)
         out_of_time = m.out_of_time and not over
         terminations = dict.fromkeys(self.agents, bool(over))
@@ -179,10 +179,15 @@ class GuardsParallelEnv(ParallelEnv):  # type: ignore[misc]
             obs[PLAYER] = player
         return obs
 
-    def _reward(self, agent: str, tally: Tally, path_before: float) -> float:
-        if agent == PLAYER:
-            return player_reward(self.match, tally, path_before)
-        return guard_reward(self.match, tally, int(agent.split("_")[1]))
+    def _rewards(self, tally: Tally, path_before: float) -> dict[str, float]:
+        m = self.match
+        guards = [int(a.split("_")[1]) for a in self.agents if a != PLAYER]
+        credited = np.array([m.just_caught and g in m.caught_by for g in guards], dtype=bool)
+        r = guard_rewards(tally.guard_sight_s[guards], tally.hits[guards], credited)  # every guard at once
+        rewards = {f"guard_{g}": float(x) for g, x in zip(guards, r.tolist(), strict=True)}
+        if self.learning_player:
+            rewards[PLAYER] = player_reward(m, tally, path_before)
+        return rewards
 
     def _info(self, agent: str) -> dict[str, Any]:
         m = self.match

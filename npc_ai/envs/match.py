@@ -136,6 +136,12 @@ class Match:
         if learning_player:
             sim.player.controller = self._player_controller
         n = len(sim.npcs)
+        # fixed for the episode: read once, not every step
+        self.bodies = np.array([npc.body for npc in sim.npcs], dtype=np.int64)
+        self.guard_radii = np.array([npc.locomotor.character.radius for npc in sim.npcs], dtype=np.float64)
+        self.player_radius = float(sim.player.locomotor.character.radius)
+        self._sight_half_angle = math.radians(config.sight_half_angle_deg)
+        self._path_key: tuple[bytes, int] | None = None  # the player's position and goal of `_path`'s answer
         self.steps = 0
         self.caught = False
         self.just_caught = False
@@ -143,12 +149,14 @@ class Match:
         self.tally = Tally(guard_sight_s=np.zeros(n), hits=np.zeros(n, dtype=np.int64))
         self._hits_before = np.zeros(n, dtype=np.int64)
         self.hits_taken = 0
-        # the player's memory of each guard: position, time, facing, alert
-        self.seen_pos = np.zeros((n, 3))
-        self.seen_time = np.full(n, -np.inf)
-        self.seen_yaw = np.zeros(n)
-        self.seen_alert = np.zeros(n, dtype=bool)
-        self.visible = np.zeros(n, dtype=bool)
+        # the player's memory of each guard slot (max_guards; slots past the n guards stay unknown): position,
+        # time (-inf: never seen), facing, alert, and whether it sees the guard now
+        slots = config.max_guards
+        self.seen_pos = np.zeros((slots, 3))
+        self.seen_time = np.full(slots, -np.inf)
+        self.seen_yaw = np.zeros(slots)
+        self.seen_alert = np.zeros(slots, dtype=bool)
+        self.visible = np.zeros(slots, dtype=bool)
         self.prev_yaw = np.array([npc.yaw for npc in sim.npcs] + [sim.player.yaw])
         self.yaw_rate = np.zeros(n + 1)
         self.goals: list[np.ndarray] = self._draw_goals(config, sim.player) if learning_player else []
@@ -261,35 +269,46 @@ class Match:
         return self.steps >= self.config.max_steps
 
     # -- perception of the learning player ------------------------------------------------------------------
-    def player_sight_rays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def player_sight_rays(
+        self, here: np.ndarray, positions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(candidates, starts, ends): the guards inside the player's view (range and half angle) and the
-        rays from its eye to their chests."""
+        rays from its eye to their chests.
+
+        Args:
+            here: the player's feet [m]. positions: (n, 3) every guard's feet [m].
+        """
         sim, cfg = self.sim, self.config
         if not (sim is not None and cfg is not None and sim.player is not None):
             raise EnvError("the env's world is not ready: call reset() first")
-        eye = sim.player.position + [0.0, 0.0, EYE]
-        chests = sim.locomotion.positions.reshape(-1, 3) + [0.0, 0.0, 1.2]  # every guard at once
+        eye = here + [0.0, 0.0, EYE]
+        chests = positions.reshape(-1, 3) + [0.0, 0.0, 1.2]  # every guard at once
         d = chests[:, :2] - eye[:2]
         dist = np.hypot(d[:, 0], d[:, 1])
         bearing = np.abs(wrap_angle(np.arctan2(d[:, 1], d[:, 0]) - sim.player.yaw))
-        cand = np.flatnonzero((dist <= cfg.sight_range) & (bearing <= math.radians(cfg.sight_half_angle_deg)))
+        cand = np.flatnonzero((dist <= cfg.sight_range) & (bearing <= self._sight_half_angle))
         v = chests[cand] - eye
         unit = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
-        clearance = sim.player.locomotor.character.radius + 0.05
+        clearance = self.player_radius + 0.05
         return cand, eye + unit * clearance, chests[cand]
 
-    def update_player_memory(self, candidates: np.ndarray, first_hit: np.ndarray) -> None:
-        """Record the guards the player sees now (their line of sight hit the guard itself first)."""
+    def update_player_memory(
+        self, candidates: np.ndarray, first_hit: np.ndarray, positions: np.ndarray
+    ) -> None:
+        """Record the guards the player sees now (their line of sight hit the guard itself first).
+
+        Args:
+            positions: (n, 3) every guard's feet now [m].
+        """
         sim = self.sim
         if sim is None:
             raise EnvError("the env's world is not ready: call reset() first")
         self.visible[:] = False
-        bodies = np.array([npc.body for npc in sim.npcs], dtype=np.int64)
-        seen = candidates[first_hit == bodies[candidates]]
+        seen = candidates[first_hit == self.bodies[candidates]]
         if seen.size == 0:
             return
         self.visible[seen] = True
-        self.seen_pos[seen] = sim.locomotion.positions[seen]
+        self.seen_pos[seen] = positions[seen]
         self.seen_time[seen] = sim.time
         self.seen_yaw[seen] = sim.locomotion.yaw[seen]
         for i in seen.tolist():
@@ -322,9 +341,17 @@ class Match:
             here = sim.player.position
             return 0.0, here
         goal = self.goals[self.goal_index]
-        path = sim.query.find_path(sim.player.position, goal)
+        here = sim.player.position
+        # find_path is a pure function of (mesh, start, goal): an unmoved player keeps its answer. A moved
+        # one asks again: no cheaper test proves the shortest path unchanged (a nearer corner may come into
+        # view, or the way round an obstacle on its other side become the shorter one)
+        key = (here.tobytes(), self.goal_index)
+        if key == self._path_key:
+            return self.path_length, self.corner
+        self._path_key = key
+        path = sim.query.find_path(here, goal)
         if len(path.points) < 2:
-            return float(np.hypot(*(goal - sim.player.position)[:2])), goal
+            return float(np.hypot(*(goal - here)[:2])), goal
         return path.length, path.points[1]
 
 

@@ -11,15 +11,17 @@ by scripted guards (Wander / Patrol / Aim / Chase / Shoot / Search) without bein
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 
 from npc_ai.envs.actions import Gaits
 from npc_ai.envs.base import RoleEnv
 from npc_ai.envs.errors import EnvError
-from npc_ai.envs.match import PLAYER_SETTINGS, Tally
-from npc_ai.envs.observe import observe, player_reward
+from npc_ai.envs.match import PLAYER_SETTINGS, Match, Tally
+from npc_ai.envs.observe import player_observations, player_reward, player_rewards, read
 from npc_ai.envs.sensing import observation_space
 
 
@@ -41,11 +43,23 @@ class StealthEnv(RoleEnv):
             raise EnvError("the env's world is not ready: call reset() first")
         cmd.speed, cmd.turn_rate = speed, turn_rate
 
-    def _observe(self) -> dict[str, Any]:
-        return observe(self.match, [], player=True)[1]
+    @staticmethod
+    def _observe_worlds(matches: Sequence[Match]) -> dict[str, np.ndarray]:
+        return player_observations([read(m, [], player=True) for m in matches])
 
     def _reward(self, tally: Tally, path_before: float) -> float:
         return player_reward(self.match, tally, path_before)
+
+    @staticmethod
+    def _rewards(matches: Sequence[Match], tallies: Sequence[Tally], path_before: np.ndarray) -> np.ndarray:
+        return player_rewards(
+            path_before,
+            np.array([m.path_length for m in matches]),
+            np.array([t.goals for t in tallies]),
+            np.array([t.seen_s for t in tallies]),
+            np.array([int(t.hits.sum()) for t in tallies]),
+            np.array([m.just_caught for m in matches]),
+        )
 
     def _terminated(self) -> bool:
         return self.match.caught or self.match.goals_left == 0

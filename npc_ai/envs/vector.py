@@ -1,11 +1,12 @@
 """A native batched `VectorEnv`: N independent worlds (one PyBullet client each) stepped in one process.
 
-What is batched: action checking and decoding (one numpy pass for all N), the observation buffers
-(preallocated, filled in place, copied out once), rewards and flags as arrays. What is not: each world's
-tick, because every world is its own physics client and its own batched simulation core; the N worlds are
-stepped one after the other. Autoreset follows Gymnasium's default (next step): a sub-env that ended is
-reset on the following `step`, whose action for it is ignored, and returns its first observation with
-reward 0.
+What is batched: action checking and decoding (one numpy pass for all N); the observations (each world
+casts its one ray batch, then every observation array is built for all N at once: `npc_ai.envs.observe`);
+rewards, flags and the infos as arrays in one pass each; the autoreset bookkeeping (which worlds end, which
+restart) as masks. What is not: each world's tick and its ray batch, because every world is its own physics
+client and its own batched simulation core; the N worlds are stepped one after the other. Autoreset follows
+Gymnasium's default (next step): a sub-env that ended is reset on the following `step`, whose action for it
+is ignored, and returns its first observation with reward 0.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space
 
 from npc_ai.envs.actions import decode_batch
 from npc_ai.envs.base import RoleEnv
@@ -45,16 +46,18 @@ class NativeVectorEnv(VectorEnv):
         if render_mode not in (None, "rgb_array"):
             raise EnvOptionsError(f"a vector env renders None or 'rgb_array', got {render_mode!r}")
         settings.pop("max_episode_steps", None)  # the worlds truncate by simulated time themselves
+        self.env_class = env_class
         self.envs = [env_class(render_mode=render_mode, **settings) for _ in range(num_envs)]
         first = self.envs[0]
         self.num_envs = num_envs
         self.render_mode = render_mode
         self.metadata = {**type(self).metadata, "render_fps": first.metadata["render_fps"]}
         self.single_observation_space = first.observation_space
+        space: Any = first.observation_space
+        self._obs_keys = tuple(space.spaces)  # a Dict space's keys, in its order
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._ended = np.zeros(num_envs, dtype=bool)
         self._started = False
         self.closed = False
@@ -77,18 +80,12 @@ class NativeVectorEnv(VectorEnv):
         if mask.shape != (self.num_envs,):
             raise EnvOptionsError(f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
         self.envs[0].config.with_options(options)  # an unknown key or bad value: no world is reset
-        infos: dict[str, Any] = {}
-        observations = []
         for i, env in enumerate(self.envs):
             if mask[i] or not self._started:
-                obs, info = env.reset(seed=seeds[i], options=options)
+                env._start(seeds[i], options)
                 self._ended[i] = False
-            else:
-                obs, info = env._observe(), env._info()
-            observations.append(obs)
-            infos = self._add_info(infos, info, i)
         self._started = True
-        return self._batch(observations), infos
+        return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every world with its row of `actions` (checked all at once first).
@@ -106,30 +103,41 @@ class NativeVectorEnv(VectorEnv):
             np.array([g.run for g in gaits]),
             np.array([g.walk for g in gaits]),
         )
+        live = np.flatnonzero(~self._ended)
+        stepped = [self.envs[i] for i in live]
+        path_before = np.array([env.match.path_length for env in stepped], dtype=np.float64)
+        tallies = []
+        for i, env in zip(live.tolist(), stepped, strict=True):
+            env._apply(float(commands[i, 0]), float(commands[i, 1]))
+            tallies.append(env.match.advance())
+        for i in np.flatnonzero(self._ended).tolist():  # autoreset: the ended worlds start again
+            self.envs[i]._start(None, None)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        infos: dict[str, Any] = {}
-        observations = []
-        for i, env in enumerate(self.envs):
-            if self._ended[i]:
-                obs, info = env.reset()
-            else:
-                env._apply(float(commands[i, 0]), float(commands[i, 1]))
-                path_before = env.match.path_length
-                tally = env.match.advance()
-                obs, info = env._observe(), env._info()
-                rewards[i] = env._reward(tally, path_before)
-                terminated[i] = env._terminated()
-                truncated[i] = env.match.out_of_time and not terminated[i]
-            observations.append(obs)
-            infos = self._add_info(infos, info, i)
+        observations = self._observations()
+        if stepped:
+            matches = [env.match for env in stepped]
+            rewards[live] = self.env_class._rewards(matches, tallies, path_before)
+            terminated[live] = [env._terminated() for env in stepped]
+            truncated[live] = np.array([m.out_of_time for m in matches]) & ~terminated[live]
         self._ended = terminated | truncated
-        return self._batch(observations), rewards, terminated, truncated, infos
+        return observations, rewards, terminated, truncated, self._infos()
 
-    def _batch(self, observations: list[dict[str, Any]]) -> Any:
-        self._obs = concatenate(self.single_observation_space, observations, self._obs)
-        return {k: v.copy() for k, v in self._obs.items()}
+    def _observations(self) -> dict[str, np.ndarray]:
+        """Every world's observation, built in one pass (fresh arrays, in the space's key order)."""
+        obs = self.env_class._observe_worlds([env.match for env in self.envs])
+        return {k: obs[k] for k in self._obs_keys}
+
+    def _infos(self) -> dict[str, Any]:
+        """Every world's info as Gymnasium's vector infos: one array per key (the dtype of the key's
+        value), each with its `_key` mask (all set: every world has every key)."""
+        per_world = [env._info() for env in self.envs]
+        infos: dict[str, Any] = {}
+        for key, value in per_world[0].items():
+            infos[key] = np.array([info[key] for info in per_world], dtype=type(value))
+            infos[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
+        return infos
 
     def render(self) -> tuple[Any, ...] | None:
         """One top-down frame per world (render_mode "rgb_array"), else None."""
