@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from navigation.agent_kernels import inside
+from navigation.arguments import COORDINATE_LIMIT
 from navigation.kernel_cache import forget_stale_kernels
 from navigation.navmesh import NavMesh
 
@@ -180,7 +181,13 @@ def surface_raycasts(
     or RAY_OFF_MESH when the start is on no polygon), `fraction[k]` (0 when off the mesh), `last[k]` (the
     polygon the walk ended in, -1 off the mesh) and `wall[k]` (the wall edge's index in it, else -1).
     `found`, `gaps` (polygon_count long) and `visited` (polygon_count + 9) are scratch. Returns the first
-    ray whose walk got lost (RAY_LOST), or -1."""
+    ray whose walk got lost (RAY_LOST), or -1; before any walk, -2 (-3) when a start (an end) has an x or
+    y that is not a number within `arguments.COORDINATE_LIMIT`, or a z that is neither that nor NaN."""
+    for k in range(ray_starts.shape[0]):
+        if not (_coordinates_ok(ray_starts, k)):
+            return -2
+        if not (_coordinates_ok(ray_ends, k)):
+            return -3
     lost = -1
     for k in range(ray_starts.shape[0]):
         sx, sy = ray_starts[k, 0], ray_starts[k, 1]
@@ -198,6 +205,17 @@ def surface_raycasts(
         if code == RAY_LOST and lost < 0:
             lost = k
     return lost
+
+
+@njit(cache=True)
+def _coordinates_ok(points: np.ndarray, k: int) -> bool:
+    """Row k of `points` (k, 3) [m]: |x|, |y| <= COORDINATE_LIMIT (False for NaN), |z| too or z NaN."""
+    z = points[k, 2]
+    return (
+        abs(points[k, 0]) <= COORDINATE_LIMIT
+        and abs(points[k, 1]) <= COORDINATE_LIMIT
+        and (abs(z) <= COORDINATE_LIMIT or math.isnan(z))
+    )
 
 
 # -- compile once ---------------------------------------------------------------------------------------

@@ -112,29 +112,33 @@ class RaycastBatch:
 
 
 def ray_points(values: object, name: str, rows: int | None = None) -> np.ndarray:
-    """(k, 3) float64 points from (k, 2) or (k, 3) real numbers [m] (a 2-D point, or z = NaN: any height),
-    |x|, |y|, |z| <= `arguments.COORDINATE_LIMIT`; `rows`, when given, is the k required.
+    """(k, 3) C-contiguous float64 points from (k, 2) or (k, 3) real numbers [m] (a 2-D point gets z = NaN:
+    any height); `rows`, when given, is the k required. Their ranges are checked by the kernel
+    (`mesh_kernels.surface_raycasts`: |x|, |y|, |z| <= `arguments.COORDINATE_LIMIT`, z may be NaN).
 
     Raises:
-        NavMeshError: anything else, naming `name`.
+        NavMeshError: not such an array, naming `name`.
     """
-    wrong = f"{name} must be a (k, 2) or (k, 3) array of numbers [m] (z may be NaN: any height)"
-    try:
-        a = np.asarray(values)
-    except Exception:  # an odd object that fails on conversion is not an array of points
-        raise NavMeshError(f"{wrong}, got {arguments.shown(values)}") from None
-    if a.dtype.kind not in "iuf" or a.ndim != 2 or a.shape[1] not in (2, 3):
-        raise NavMeshError(f"{wrong}, got {arguments.shown(values)}")
+    if type(values) is np.ndarray and values.dtype == np.float64 and values.ndim == 2:
+        a = values  # the common case, kept cheap
+    else:
+        try:
+            a = np.asarray(values)
+        except Exception:  # an odd object that fails on conversion is not an array of points
+            a = np.zeros((0, 0), dtype=object)
+        if a.dtype.kind not in "iuf" or a.ndim != 2:
+            a = np.zeros((0, 0), dtype=object)
+    if a.shape[1:] not in ((2,), (3,)):
+        raise NavMeshError(f"{_wrong(name)}, got {arguments.shown(values)}")
     if rows is not None and a.shape[0] != rows:
         raise NavMeshError(f"{name} must have {rows} rows (one per start), got {a.shape[0]}")
-    a = np.array(a, dtype=np.float64, order="C")
-    size = np.abs(a)
-    if len(a) and not (
-        np.maximum.reduce(size[:, :2], axis=None) <= arguments.COORDINATE_LIMIT  # False for NaN
-        and not (a.shape[1] == 3 and np.fmax.reduce(size[:, 2]) > arguments.COORDINATE_LIMIT)  # NaN z: ok
-    ):
-        raise NavMeshError(f"{wrong}, finite, with |x|, |y|, |z| <= 1e9, got {arguments.shown(values)}")
-    return a if a.shape[1] == 3 else np.column_stack([a, np.full(len(a), np.nan)])
+    if a.shape[1] == 2:
+        return np.column_stack([a.astype(np.float64), np.full(len(a), np.nan)])
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _wrong(name: str) -> str:
+    return f"{name} must be a (k, 2) or (k, 3) array of numbers [m] (z may be NaN: any height)"
 
 
 def raycast_many(query: NavMeshQuery, starts: object, ends: object) -> RaycastBatch:
@@ -150,6 +154,11 @@ def raycast_many(query: NavMeshQuery, starts: object, ends: object) -> RaycastBa
         query._plane_rows, query._neighbors, query._eps, query.height_tolerance, s, e, query._found,
         query._gaps, query._visited, code, fraction, last, wall,
     )  # fmt: skip
+    if lost < -1:
+        name, values = ("starts", starts) if lost == -2 else ("ends", ends)
+        raise NavMeshError(
+            f"{_wrong(name)}, finite, with |x|, |y|, |z| <= 1e9, got {arguments.shown(values)}"
+        )
     if lost >= 0:
         raise NavMeshError("raycast did not terminate: the mesh adjacency is inconsistent")
     status = np.minimum(code, INVALID).astype(np.int8)  # RAY_OFF_MESH -> INVALID, the others stay

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from scenes import groups
 from scenes._bullet import Client
 from scenes._bullet import pybullet as pb
 from scenes.errors import WorldError
@@ -258,94 +259,160 @@ def advance(
     return None, length, length, end, False, queries
 
 
-def sweep_many(
+def candidates(
     cid: int,
+    half: tuple[float, ...],
+    start: tuple[float, float, float],
+    end: tuple[float, float, float],
+    turn: float,
+    skip: Container[int],
+    kinds: dict[int, int],
+    want: int,
+) -> tuple[list[int], tuple[float, float, float, float]]:
+    """The bodies a box cast tests, and the box's orientation: one AABB query (`getOverlappingObjects`)
+    over the box of half extents `half` [m], turned by `turn` [rad] about Z, swept from `start` to `end`
+    [m], plus a margin over the cast's tolerance (nothing outside it can touch); minus the bodies in
+    `skip` and those whose group (`kinds`, PROP when unknown) is not in `want`. Returns (sorted body ids,
+    xyzw quaternion)."""
+    c, si = math.cos(turn), math.sin(turn)
+    hx, hy, hz = half
+    ax = abs(c) * hx + abs(si) * hy + 0.01
+    ay = abs(si) * hx + abs(c) * hy + 0.01
+    az = hz + 0.01
+    sx, sy, sz = start
+    ex, ey, ez = end
+    lo = (min(sx, ex) - ax, min(sy, ey) - ay, min(sz, ez) - az)
+    hi = (max(sx, ex) + ax, max(sy, ey) + ay, max(sz, ez) + az)
+    found = pb.getOverlappingObjects(lo, hi, cid) or ()
+    prop = groups.PROP
+    bodies = sorted({b for b, _link in found if b not in skip and kinds.get(b, prop) & want})
+    return bodies, (0.0, 0.0, math.sin(0.5 * turn), math.cos(0.5 * turn))  # getQuaternionFromEuler
+
+
+def sweep_rows(
+    cid: int,
+    rows: CastRows,
     shapes: Sequence[int],
-    orientations: Sequence[tuple[float, ...]],
-    starts: Sequence[tuple[float, float, float]],
-    ends: Sequence[tuple[float, float, float]],
-    candidates: Sequence[Sequence[int]],
+    kinds: dict[int, int],
+    want: int,
     *,
     tolerance: float = 1e-6,
     calls: Counter[str] | None = None,
 ) -> BoxCastHits:
-    """`sweep` for m casts (row i: `shapes[i]`, `orientations[i]`, `starts[i]`, `ends[i]`,
-    `candidates[i]`, all checked), each exactly as one `sweep` call, the results gathered into arrays."""
-    m = len(starts)
-    rows = [
-        advance(cid, shapes[i], orientations[i], starts[i], ends[i], candidates[i], tolerance)
-        for i in range(m)
-    ]
-    hit = np.array([r[0] is not None for r in rows], dtype=bool).reshape(m)
-    done = np.array([r[1] for r in rows], dtype=np.float64).reshape(m)
-    length = np.array([r[2] for r in rows], dtype=np.float64).reshape(m)
-    fraction = np.ones(m)
-    moved = hit & (length > 0.0)
-    fraction[hit] = 0.0
-    fraction[moved] = done[moved] / length[moved]
-    touches = [r[0] for r in rows]
+    """`World.box_casts`' casts, row i exactly as one `World.box_cast` (`candidates`, then `advance`) with
+    the box shape `shapes[i]`; the results gathered into arrays."""
+    out = []
+    for half, start, end, turn, skip, shape in zip(*rows, shapes, strict=True):
+        bodies, orientation = candidates(cid, half, start, end, turn, skip, kinds, want)
+        out.append(advance(cid, shape, orientation, start, end, bodies, tolerance))
     if calls is not None:
-        calls["getClosestPoints"] += sum(r[5] for r in rows)
+        calls["getOverlappingObjects"] += len(out)
+        calls["getClosestPoints"] += sum(r[5] for r in out)
+    # one float row per cast (ids and flags are small integers: exact), converted once
+    table = np.array(
+        [
+            (
+                c is not None,
+                (done / length if length > 0.0 else 0.0) if c is not None else 1.0,
+                done,
+                *position,
+                *(_NAN3 if c is None else c[2]),
+                *(_ZERO3 if c is None else c[3]),
+                -1 if c is None else c[1],
+                started,
+            )
+            for c, done, length, position, started, _ in out
+        ],
+        dtype=np.float64,
+    ).reshape(len(out), 14)
     return BoxCastHits(
-        hit,
-        fraction,
-        done,
-        np.array([r[3] for r in rows], dtype=np.float64).reshape(m, 3),
-        np.array([_NAN3 if c is None else c[2] for c in touches], dtype=np.float64).reshape(m, 3),
-        np.array([_ZERO3 if c is None else c[3] for c in touches], dtype=np.float64).reshape(m, 3),
-        np.array([-1 if c is None else c[1] for c in touches], dtype=np.int64).reshape(m),
-        np.array([r[4] for r in rows], dtype=bool).reshape(m),
+        table[:, 0] != 0.0,
+        table[:, 1],
+        table[:, 2],
+        table[:, 3:6],
+        table[:, 6:9],
+        table[:, 9:12],
+        table[:, 12].astype(np.int64),
+        table[:, 13] != 0.0,
     )
 
 
-def cast_rows(
-    half_extents: object, starts: object, ends: object, yaws: object, ignore: object
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[set[int]]]:
-    """`World.box_casts`' arguments checked: ((m, 3) half extents [m], (m, 3) starts and (m, 3) ends [m],
-    (m,) yaws [rad], per row the set of bodies to ignore).
+CastRows = tuple[
+    list[tuple[float, ...]],
+    list[tuple[float, float, float]],
+    list[tuple[float, float, float]],
+    list[float],
+    list[tuple[int, ...]],
+]
+"""m casts as plain Python values: half extents [m], starts and ends [m], yaws [rad], bodies to ignore."""
+
+
+def cast_rows(half_extents: object, starts: object, ends: object, yaws: object, ignore: object) -> CastRows:
+    """`World.box_casts`' arguments checked, as `CastRows`.
 
     Raises:
         WorldError: what is wrong and what was given.
     """
-    s, e = _numbers(starts), _numbers(ends)
-    if s.ndim != 2 or s.shape[1] != 3 or not np.isfinite(s).all():
-        raise WorldError(
-            f"box cast starts must be an (m, 3) array of finite numbers [m], got {_shown(starts)}"
-        )
-    m = len(s)
-    if e.shape != (m, 3) or not np.isfinite(e).all():
-        raise WorldError(f"box cast ends must be an ({m}, 3) array of finite numbers [m], got {_shown(ends)}")
-    h = _numbers(half_extents)
-    h = np.broadcast_to(h, (m, 3)) if h.shape == (3,) else h
-    if h.shape != (m, 3) or not (np.isfinite(h).all() and (h > 0).all()):
-        raise WorldError(
-            f"box half extents must be (3,) or ({m}, 3) positive finite numbers [m], "
-            f"got {_shown(half_extents)}"
-        )
-    yaw = np.zeros(m) if yaws is None else _numbers(yaws)
-    if yaw.shape != (m,) or not np.isfinite(yaw).all():
-        raise WorldError(f"box cast yaws must be None or ({m},) finite numbers [rad], got {_shown(yaws)}")
-    skip: list[set[int]] = [set()] * m
+    s, e, h = _floats(starts), _floats(ends), _floats(half_extents)
+    m = len(s) if s.ndim == 2 else -1
+    yaw = np.zeros(max(m, 0)) if yaws is None else _floats(yaws)
+    if not (  # one check of every number, for the common case; the culprit is named when it fails
+        s.shape[1:] == (3,)
+        and e.shape == (m, 3)
+        and h.shape in ((3,), (m, 3))
+        and yaw.shape == (m,)
+        and _finite(np.concatenate([s.ravel(), e.ravel(), h.ravel(), yaw]))
+        and (h.size == 0 or np.minimum.reduce(h, axis=None) > 0)
+    ):
+        raise WorldError(_cast_rows_error(half_extents, starts, ends, yaws))
+    skip: list[tuple[int, ...]] = [()] * m
     if ignore is not None:
-        ids = _numbers(ignore, float_ok=False)
+        ids = _floats(ignore, kinds="iu")
         if ids.ndim not in (1, 2) or len(ids) != m:
             raise WorldError(
                 f"box cast ignore must be None, or ({m},) or ({m}, j) body ids (-1: none), "
                 f"got {_shown(ignore)}"
             )
-        skip = [set(row) for row in (ids[:, None] if ids.ndim == 1 else ids).tolist()]
-    return np.ascontiguousarray(h), s, e, yaw, skip
+        skip = list(map(tuple, (ids[:, None] if ids.ndim == 1 else ids).tolist()))
+    halves = [tuple(h.tolist())] * m if h.ndim == 1 else list(map(tuple, h.tolist()))
+    return halves, list(map(tuple, s.tolist())), list(map(tuple, e.tolist())), yaw.tolist(), skip
 
 
-def _numbers(value: object, *, float_ok: bool = True) -> np.ndarray:
-    """value as a float64 array (int64 unless `float_ok`), or an empty (0, 0) one when it is not numbers."""
+def _cast_rows_error(half_extents: object, starts: object, ends: object, yaws: object) -> str:
+    """What is wrong with `cast_rows`' arguments (one of them is)."""
+    s, e, h = _floats(starts), _floats(ends), _floats(half_extents)
+    if s.ndim != 2 or s.shape[1] != 3 or not _finite(s):
+        return f"box cast starts must be an (m, 3) array of finite numbers [m], got {_shown(starts)}"
+    m = len(s)
+    if e.shape != (m, 3) or not _finite(e):
+        return f"box cast ends must be an ({m}, 3) array of finite numbers [m], got {_shown(ends)}"
+    if h.shape not in ((3,), (m, 3)) or not (_finite(h) and (h > 0).all()):
+        return (
+            f"box half extents must be (3,) or ({m}, 3) positive finite numbers [m], "
+            f"got {_shown(half_extents)}"
+        )
+    return f"box cast yaws must be None or ({m},) finite numbers [rad], got {_shown(yaws)}"
+
+
+def _finite(a: np.ndarray) -> bool:
+    """Every number of `a` is finite (true for an empty array)."""
+    return bool(np.logical_and.reduce(np.isfinite(a), axis=None))
+
+
+_NOT_NUMBERS = np.zeros((0, 0, 0))  # what `_floats` gives for anything but numbers: no shape check passes
+
+
+def _floats(value: object, *, kinds: str = "iuf") -> np.ndarray:
+    """value as a float64 array (int64 when `kinds` has no "f"), or `_NOT_NUMBERS` when it is not numbers."""
+    if type(value) is np.ndarray and value.dtype == np.float64 and "f" in kinds:
+        return value
     try:
         a = np.asarray(value)
     except Exception:  # an odd object that fails on conversion is not numbers
-        return np.zeros((0, 0))
-    if a.dtype.kind not in ("iuf" if float_ok else "iu"):
-        return np.zeros((0, 0))
-    return a.astype(np.float64 if float_ok else np.int64, copy=False)
+        return _NOT_NUMBERS
+    if a.dtype.kind not in kinds:
+        return _NOT_NUMBERS
+    return a.astype(np.float64 if "f" in kinds else np.int64, copy=False)
 
 
 def _shown(value: object) -> str:

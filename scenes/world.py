@@ -24,7 +24,16 @@ import numpy as np
 from scenes import depenetration, groups
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import BoxCastHit, BoxCastHits, as_point, box_shape, cast_rows, sweep, sweep_many
+from scenes.boxcast import (
+    BoxCastHit,
+    BoxCastHits,
+    as_point,
+    box_shape,
+    candidates,
+    cast_rows,
+    sweep,
+    sweep_rows,
+)
 from scenes.build import build_static
 from scenes.errors import WorldError, WorldSettingsError
 from scenes.events import EventLog
@@ -389,25 +398,10 @@ class World:
         s, e = as_point(start), as_point(end)
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
-        turn = float(yaw)
-        c, si = math.cos(turn), math.sin(turn)
-        # the AABB of the yawed box, plus a margin over the cast's tolerance: nothing outside it can touch
-        hx, hy, hz = h
-        ax = abs(c) * hx + abs(si) * hy + 0.01
-        ay = abs(si) * hx + abs(c) * hy + 0.01
-        az = hz + 0.01
-        sx, sy, sz = s
-        ex, ey, ez = e
-        lo = (min(sx, ex) - ax, min(sy, ey) - ay, min(sz, ez) - az)
-        hi = (max(sx, ex) + ax, max(sy, ey) + ay, max(sz, ez) + az)
-        found = pb.getOverlappingObjects(lo, hi, self._cid) or ()
-        self.pybullet_calls["getOverlappingObjects"] += 1
-        skip = set(ignore)
         want = -1 if mask is None else int(mask)
-        kinds = self.groups
-        candidates = sorted({b for b, _link in found if b not in skip and kinds.get(b, groups.PROP) & want})
-        q = (0.0, 0.0, math.sin(0.5 * turn), math.cos(0.5 * turn))  # getQuaternionFromEuler((0, 0, yaw))
-        return sweep(self._cid, shape, q, s, e, candidates, calls=self.pybullet_calls)
+        bodies, q = candidates(self._cid, h, s, e, float(yaw), set(ignore), self.groups, want)
+        self.pybullet_calls["getOverlappingObjects"] += 1
+        return sweep(self._cid, shape, q, s, e, bodies, calls=self.pybullet_calls)
 
     def box_casts(
         self,
@@ -433,29 +427,10 @@ class World:
             WorldError: arrays of the wrong shape, non-finite numbers, half extents <= 0.
         """
         self._check_open()
-        h, s, e, yaw, skip = cast_rows(half_extents, starts, ends, yaws, ignore)
-        m = len(s)
-        shapes = [self._cast_shape(k) for k in map(tuple, h.tolist())]
-        turn = yaw.tolist()
-        c, si = np.array([math.cos(t) for t in turn]), np.array([math.sin(t) for t in turn])
-        # each row's `box_cast` AABB (the same float operations, so the same candidates)
-        pad = np.empty((m, 3))
-        pad[:, 0] = np.abs(c) * h[:, 0] + np.abs(si) * h[:, 1] + 0.01
-        pad[:, 1] = np.abs(si) * h[:, 0] + np.abs(c) * h[:, 1] + 0.01
-        pad[:, 2] = h[:, 2] + 0.01
-        lo, hi = (np.minimum(s, e) - pad).tolist(), (np.maximum(s, e) + pad).tolist()
-        overlapping, cid, kinds, prop = pb.getOverlappingObjects, self._cid, self.groups, groups.PROP
+        rows = cast_rows(half_extents, starts, ends, yaws, ignore)
+        shapes = [self._cast_shape(h) for h in rows[0]]
         want = -1 if mask is None else int(mask)
-        candidates = []
-        for i in range(m):
-            found, ignored = overlapping(lo[i], hi[i], cid) or (), skip[i]
-            candidates.append(
-                sorted({b for b, _link in found if b not in ignored and kinds.get(b, prop) & want})
-            )
-        self.pybullet_calls["getOverlappingObjects"] += m
-        q = [(0.0, 0.0, math.sin(0.5 * t), math.cos(0.5 * t)) for t in turn]
-        points = [tuple(r) for r in s.tolist()], [tuple(r) for r in e.tolist()]
-        return sweep_many(self._cid, shapes, q, *points, candidates, calls=self.pybullet_calls)
+        return sweep_rows(self._cid, rows, shapes, self.groups, want, calls=self.pybullet_calls)
 
     def _cast_shape(self, h: tuple[float, ...]) -> int:
         """`_box_shape` of half extents h [m], its cache looked up without numpy first (by h, then by h

@@ -432,8 +432,8 @@ def probe_obstacles_many(
     """`probe_obstacles` for m NPCs at once, row for row the same gaps and nudges: every forward box cast
     in one `World.box_casts`, the narrower re-casts of those that started in contact in another, then the
     +-90 degree casts of the NPCs whose forward gap (edge gap included) is below their `obstacle_range`
-    (and their re-casts); `edge_gaps`, when given, is called once for the forward headings and once for
-    the side headings of all NPCs together.
+    (and their re-casts); `edge_gaps`, when given, is called once, for the forward and both side headings
+    of every NPC (3m rows: the side gaps are computed whether or not the sides are cast).
 
     Args:
         bodies: (m,) the NPCs' body ids (each cast ignores its own). feet: (m, 3) feet positions [m].
@@ -461,21 +461,28 @@ def probe_obstacles_many(
     near = _per_npc(obstacle_range, m, "obstacle_range", 0.0, "be a number of metres >= 0", or_equal=True)
     if m == 0:
         return ObstacleProbes(float(time), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
+    heading = np.concatenate([yaw, yaw + math.pi / 2, yaw - math.pi / 2])  # ahead, left, right of each row
+    limit = None
+    if edge_gaps is not None:  # every heading in one call (a side gap unused is cheaper than a second call)
+        three = np.concatenate([far, far, far])
+        limit = _edge_gaps(edge_gaps, np.concatenate([f, f, f]), heading, three)
     half = np.empty((m, 3))
     half[:, 0], half[:, 1], half[:, 2] = radius, radius + pad, 0.5 * (tall - lift)
     center = f.copy()
     center[:, 2] = f[:, 2] + lift + half[:, 2]
     forward, nudge = _cast_gaps(world, half, center, yaw, far, ids, mask, nudges=True)
-    if edge_gaps is not None:
-        forward = np.minimum(forward, _edge_gaps(edge_gaps, f, yaw, far))
+    if limit is not None:
+        forward = np.minimum(forward, limit[:m])
     left, right = np.full(m, np.nan), np.full(m, np.nan)
-    sides = np.flatnonzero(forward < near)
+    sides = (forward < near).nonzero()[0]
     if sides.size:
         two = np.concatenate([sides, sides])  # the left casts of these rows, then their right casts
-        heading = np.concatenate([yaw[sides] + math.pi / 2, yaw[sides] - math.pi / 2])
-        gaps, _ = _cast_gaps(world, half[two], center[two], heading, far[two], ids[two], mask, nudges=False)
-        if edge_gaps is not None:
-            gaps = np.minimum(gaps, _edge_gaps(edge_gaps, f[two], heading, far[two]))
+        turn = np.concatenate([sides + m, sides + 2 * m])
+        gaps, _ = _cast_gaps(
+            world, half[two], center[two], heading[turn], far[two], ids[two], mask, nudges=False
+        )
+        if limit is not None:
+            gaps = np.minimum(gaps, limit[turn])
         left[sides], right[sides] = gaps[: sides.size], gaps[sides.size :]
     return ObstacleProbes(float(time), forward, left, right, nudge)
 
@@ -490,12 +497,17 @@ def _per_npc(
         if not (math.isfinite(v) and (v > low or (or_equal and v == low))):
             raise PerceptionError(f"{name} must {rule}, got {value!r}")
         return np.full(n, v)
-    arr = np.asarray(value, dtype=np.float64) if _is_numbers(value) else np.full(1, np.nan)
+    if type(value) is np.ndarray and value.dtype == np.float64:
+        arr = value
+    else:
+        arr = np.asarray(value, dtype=np.float64) if _is_numbers(value) else np.full(1, np.nan)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
         raise PerceptionError(f"{name} must be a number or ({n},) numbers, got shape {arr.shape}")
-    if not (np.isfinite(arr).all() and ((arr > low) | (or_equal & (arr == low))).all()):
-        raise PerceptionError(f"{name} must {rule}, got {value!r}")
-    return np.broadcast_to(arr, (n,))
+    if arr.size:
+        least, most = np.minimum.reduce(arr, axis=None), np.maximum.reduce(arr, axis=None)
+        if not ((least > low or (or_equal and least == low)) and most < math.inf):  # False for NaN
+            raise PerceptionError(f"{name} must {rule}, got {value!r}")
+    return arr if arr.ndim == 1 else np.full(n, float(arr))
 
 
 def _is_numbers(value: object) -> bool:
@@ -518,11 +530,10 @@ def _cast_gaps(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`_cast_gap` for k rows: (k,) free gaps [m] (inf: no hit), (k,) nudges (zeros unless `nudges`)."""
     turn = heading.tolist()
-    direction = np.array([[math.cos(t), math.sin(t), 0.0] for t in turn]).reshape(-1, 3)
-    end = center + direction * reach[:, None]
+    end = _ahead(center, turn, reach)
     hits = world.box_casts(half, center, end, yaws=heading, mask=mask, ignore=bodies)
     nudge = np.zeros(len(turn), dtype=np.int64)
-    again = np.flatnonzero(hits.hit & hits.started_in_contact)
+    again = (hits.hit & hits.started_in_contact).nonzero()[0]
     gap = np.where(hits.hit, hits.distance, math.inf)
     if again.size == 0:
         return gap, nudge
@@ -555,9 +566,17 @@ def navmesh_edge_gaps(query: NavMeshQuery) -> EdgeGaps:
     fraction walked times the reach (a wall edge, a ledge or a drop stops the walk)."""
 
     def gaps(origins: np.ndarray, headings: np.ndarray, reach: np.ndarray) -> np.ndarray:
-        turn = np.asarray(headings, dtype=np.float64).tolist()
-        direction = np.array([[math.cos(t), math.sin(t), 0.0] for t in turn]).reshape(-1, 3)
-        hits = query.raycast_many(origins, origins + reach[:, None] * direction)
+        hits = query.raycast_many(origins, _ahead(origins, headings.tolist(), reach))
         return np.where(hits.status == raycasts.PARTIAL, hits.fraction * reach, math.inf)
 
     return gaps
+
+
+def _ahead(points: np.ndarray, headings: list[float], reach: np.ndarray) -> np.ndarray:
+    """(k, 3) points[i] + reach[i] * (cos, sin, 0) of headings[i] [m], with the float operations of
+    `points[i] + np.array([math.cos(h), math.sin(h), 0.0]) * reach[i]` (math's cos and sin)."""
+    out = np.empty_like(points)
+    turn = np.array([(math.cos(t), math.sin(t)) for t in headings]).reshape(-1, 2)
+    out[:, :2] = points[:, :2] + turn * reach[:, None]
+    out[:, 2] = points[:, 2] + 0.0
+    return out

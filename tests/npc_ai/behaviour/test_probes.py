@@ -199,7 +199,7 @@ GOOD = {
         ({"reach": 0.0}, "reach must be a number of metres > 0"),
         ({"height": 0.2}, r"height must be a number of metres > lift \(0.3\)"),
         ({"body_radius": np.nan}, "body_radius must be a number of metres > 0"),
-        ({"edge_gaps": lambda o, h, r: np.zeros(1)}, r"edge_gaps must return \(2,\) gaps"),
+        ({"edge_gaps": lambda o, h, r: np.zeros(1)}, r"edge_gaps must return \(6,\) gaps"),
     ],
 )
 def test_bad_arguments_raise_perception_error(warehouse, change: dict, message: str) -> None:
