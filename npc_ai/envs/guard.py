@@ -58,7 +58,7 @@ class GuardEnv(RoleEnv):
     def _reward(self, tally: Tally, path_before: float) -> float:
         m = self.match
         credited = m.just_caught and 0 in m.caught_by
-        return float(guard_rewards(tally.guard_sight_s[0], tally.hits[0], credited))
+        return float(guard_rewards(float(tally.guard_sight_s[0]), int(tally.hits[0]), credited))
 
     @staticmethod
     def _rewards(matches: Sequence[Match], tallies: Sequence[Tally], path_before: np.ndarray) -> np.ndarray:

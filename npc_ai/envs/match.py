@@ -28,6 +28,8 @@ from scenes import Scene, SceneError, WorldSettings, new_client
 
 PLAYER_SETTINGS = PlayerSettings(mode="wander", speed=2.0, run_speed=3.5)  # the learning player's speeds
 EYE = 1.6  # [m] the learning player's eye height
+_EYE = np.array([0.0, 0.0, EYE])  # feet -> the player's eye [m]
+_CHEST = np.array([0.0, 0.0, 1.2])  # feet -> a guard's chest, where the player looks [m]
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Match:
         self.yaw_rate = np.zeros(n + 1)
         self.goals: list[np.ndarray] = self._draw_goals(config, sim.player) if learning_player else []
         self.goal_index = 0
-        self.path_length, self.corner = self._path()
+        self.path_length, self.corner = self._path(sim.player.position)
 
     def close(self) -> None:
         """Disconnect the client (idempotent)."""
@@ -236,19 +238,22 @@ class Match:
                 break
             self.goal_index += 1
             self.tally.goals += 1
-        self.path_length, self.corner = self._path()
-        touching = cfg.catch_radius > 0 and any(
-            npc.sees and float(np.hypot(*(npc.position - here)[:2])) <= cfg.catch_radius for npc in sim.npcs
-        )
+        self.path_length, self.corner = self._path(here)
+        near = [False] * n  # guards that see the player within catch_radius
+        seeing = [i for i, npc in enumerate(sim.npcs) if npc.sees]
+        if seeing:
+            d = sim.locomotion.positions[seeing, :2] - here[:2]
+            for i, close in zip(
+                seeing, (np.hypot(d[:, 0], d[:, 1]) <= cfg.catch_radius).tolist(), strict=True
+            ):
+                near[i] = close
+        touching = cfg.catch_radius > 0 and any(near)
         was = self.caught
         self.caught = was or self.hits_taken >= cfg.hits_to_catch or touching
         self.just_caught = self.caught and not was
         if self.just_caught:  # credit: every guard that hit the player this episode, or touched it now
             self.caught_by = {
-                npc.index
-                for npc in sim.npcs
-                if npc.hits > 0
-                or (npc.sees and float(np.hypot(*(npc.position - here)[:2])) <= cfg.catch_radius)
+                i for i, (h, close) in enumerate(zip(hits.tolist(), near, strict=True)) if h > 0 or close
             }
         return self.tally
 
@@ -281,14 +286,18 @@ class Match:
         sim, cfg = self.sim, self.config
         if not (sim is not None and cfg is not None and sim.player is not None):
             raise EnvError("the env's world is not ready: call reset() first")
-        eye = here + [0.0, 0.0, EYE]
-        chests = positions.reshape(-1, 3) + [0.0, 0.0, 1.2]  # every guard at once
+        eye = here + _EYE
+        chests = positions.reshape(-1, 3) + _CHEST  # every guard at once
         d = chests[:, :2] - eye[:2]
         dist = np.hypot(d[:, 0], d[:, 1])
         bearing = np.abs(wrap_angle(np.arctan2(d[:, 1], d[:, 0]) - sim.player.yaw))
         cand = np.flatnonzero((dist <= cfg.sight_range) & (bearing <= self._sight_half_angle))
+        if not cand.size:
+            return cand, np.zeros((0, 3)), np.zeros((0, 3))
         v = chests[cand] - eye
-        unit = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+        # np.linalg.norm(v, axis=1, keepdims=True), as numpy computes it, without its Python around
+        norm = np.sqrt(np.add.reduce(v * v, axis=1, keepdims=True))
+        unit = v / np.maximum(norm, 1e-9)
         clearance = self.player_radius + 0.05
         return cand, eye + unit * clearance, chests[cand]
 
@@ -332,16 +341,15 @@ class Match:
             goals.append(last)
         return goals
 
-    def _path(self) -> tuple[float, np.ndarray]:
-        """Navmesh path length to the current goal [m] and its next corner (the goal itself when none)."""
+    def _path(self, here: np.ndarray) -> tuple[float, np.ndarray]:
+        """Navmesh path length from `here` (the player's feet) to the current goal [m] and the path's next
+        corner (the goal itself when none; `here` when no goal is left)."""
         sim = self.sim
-        if not (sim is not None and sim.player is not None):
+        if sim is None:
             raise EnvError("the env's world is not ready: call reset() first")
         if not self.goals or self.goal_index >= len(self.goals):
-            here = sim.player.position
             return 0.0, here
         goal = self.goals[self.goal_index]
-        here = sim.player.position
         # find_path is a pure function of (mesh, start, goal): an unmoved player keeps its answer. A moved
         # one asks again: no cheaper test proves the shortest path unchanged (a nearer corner may come into
         # view, or the way round an obstacle on its other side become the shorter one)

@@ -30,7 +30,7 @@ import numpy as np
 
 from npc_ai.envs.errors import EnvError
 from npc_ai.envs.match import Match, Tally
-from npc_ai.envs.sensing import FAR, OLD, RAY_CLEARANCE, TARGET_FIELDS, scan_distances
+from npc_ai.envs.sensing import FAR, OLD, TARGET_FIELDS
 
 
 @dataclass(frozen=True)
@@ -50,38 +50,35 @@ class RewardWeights:
 WEIGHTS = RewardWeights()
 
 
+Agent = tuple[float, float, float, float, float, float, float, float, float]
+"""An observing agent's own state: feet x, y [m], yaw [rad], yaw rate [rad/s], time left [s], hits, alarm,
+velocity x, y [m/s] (the "self" fields before rotation into its frame)."""
+
+Target = tuple[float, float, float, bool, "float | None", bool]
+"""What an agent knows of one target: its last known x, y [m], age [s], visible now, its facing then [rad,
+world] (None: not shown, its cos and sin read 0), alert then."""
+
+
 @dataclass
 class Reading:
     """One world's raw state for one env step's observations. Its observing agents are `guards` (in that
     order), then the player when `player` is set: a = len(guards) + player rows.
 
     Attributes:
-        ray_range: the scan rays' length [m]. frac, kind: (a, rays) scan hit fractions and hit kinds
-            (HIT_*). clearance: (a,) where each agent's rays start, from its axis [m].
-        feet: (a, 3) [m]. yaw: (a,) [rad]. selves: per agent, its "self" fields but the first two, and its
-            velocity: (yaw_rate, time_left, hits, alarm, vx, vy) [rad/s, s, -, -, m/s, m/s].
-        known, memory, age, sees: per observing guard, its memory of the player: known at all, where [m],
-            how old [s]; and whether it sees the player now. player_yaw: the player's facing [rad].
-        slots: the player's memory of each guard slot (max_guards), as arrays (known, position [m], age
-            [s], visible now, facing then [rad], alert then); None without the player.
-        goal: (goal x, y, corner x, y, path length, goals left) of the player, None without a goal left.
+        distance, kind: (a, rays) the scans: distances [m] (float32) and hit kinds (HIT_*).
+        agents: (a) each observing agent's own state (`Agent`).
+        targets: (a) each observing agent's target slots (`Target`, None: unknown): one for a guard (the
+            player), max_guards for the player (guard i in slot i).
+        goal: (goal x, y, corner x, y, path length [m], goals left) of the player; None without the player
+            or without a goal left.
     """
 
     guards: list[int]
     player: bool
-    ray_range: float
-    frac: np.ndarray
+    distance: np.ndarray
     kind: np.ndarray
-    clearance: np.ndarray
-    feet: np.ndarray
-    yaw: np.ndarray
-    selves: list[tuple[float, float, float, float, float, float]]
-    known: np.ndarray
-    memory: np.ndarray
-    age: np.ndarray
-    sees: np.ndarray
-    player_yaw: float
-    slots: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    agents: list[Agent]
+    targets: list[list[Target | None]]
     goal: tuple[float, float, float, float, float, int] | None = None
 
 
@@ -95,52 +92,55 @@ def read(match: Match, guards: Sequence[int], player: bool) -> Reading:
     p = sim.player
     loco = sim.locomotion
     positions = loco.positions  # every guard's feet [m], read once
-    time_left = match.time_left
+    time_left, now = match.time_left, sim.time
     rates = match.yaw_rate.tolist()
-    npcs = [sim.npcs[g] for g in guards]
-    sees = [npc.sees for npc in npcs]
-    selves = []
-    if guards:
-        v = loco.velocities[guards].tolist()
-        for g, npc, seen, (vx, vy, _) in zip(guards, npcs, sees, v, strict=True):
-            selves.append((rates[g], time_left, float(npc.hits), float(seen), vx, vy))
+    player_yaw = p.yaw
+    agents: list[Agent] = []
+    targets: list[list[Target | None]] = []
     feet, yaw, radii = positions[guards], loco.yaw[guards], match.guard_radii[guards]
+    if guards:
+        for g, (fx, fy, _), heading, (vx, vy, _) in zip(
+            guards, feet.tolist(), yaw.tolist(), loco.velocities[guards].tolist(), strict=True
+        ):
+            npc = sim.npcs[g]
+            sees, memory = npc.sees, npc.memory
+            agents.append((fx, fy, heading, rates[g], time_left, float(npc.hits), float(sees), vx, vy))
+            if memory is None:
+                targets.append([None])
+            else:
+                mx, my, _ = memory.position.tolist()
+                facing = player_yaw if sees else None  # its facing, only while seen
+                targets.append([(mx, my, memory.age(now), sees, facing, False)])
     if player:
         here = p.position
-        feet = np.concatenate([feet, here[None]])
-        yaw = np.append(yaw, p.yaw)
+        feet = np.concatenate([feet, here[None]]) if guards else here[None]
+        yaw = np.append(yaw, player_yaw)
         radii = np.append(radii, match.player_radius)
+        fx, fy, _ = here.tolist()
         vx, vy, _ = p.locomotor.character.velocity.tolist()
         watchers = sum(npc.sees for npc in sim.npcs)
-        selves.append((rates[-1], time_left, float(match.hits_taken), float(watchers), vx, vy))
+        agents.append(
+            (fx, fy, player_yaw, rates[-1], time_left, float(match.hits_taken), float(watchers), vx, vy)
+        )
         cand, los_from, los_to = match.player_sight_rays(here, positions)
     else:
         cand, los_from, los_to = np.zeros(0, dtype=np.int64), None, None
-    clearance = radii + RAY_CLEARANCE
-    frac, kind, first = match.senses.cast_raw(feet, yaw, clearance, los_from, los_to)
-    memories = [npc.memory for npc in npcs]
-    reading = Reading(
-        guards=guards,
-        player=player,
-        ray_range=cfg.ray_range,
-        frac=frac,
-        kind=kind,
-        clearance=clearance,
-        feet=feet,
-        yaw=yaw,
-        selves=selves,
-        known=np.array([m is not None for m in memories], dtype=bool),
-        memory=np.array([m.position if m is not None else np.zeros(3) for m in memories]).reshape(-1, 3),
-        age=np.array([m.age(sim.time) if m is not None else 0.0 for m in memories], dtype=np.float64),
-        sees=np.array(sees, dtype=bool),
-        player_yaw=p.yaw,
-    )
+    distance, kind, first = match.senses.cast(feet, yaw, radii, los_from, los_to)
+    reading = Reading(guards, player, distance, kind, agents, targets)
     if not player:
         return reading
     match.update_player_memory(cand, first, positions)
-    known = np.isfinite(match.seen_time)
-    age = np.where(known, sim.time - np.where(known, match.seen_time, 0.0), 0.0)
-    reading.slots = (known, match.seen_pos, age, match.visible, match.seen_yaw, match.seen_alert)
+    slots: list[Target | None] = []
+    for (x, y, _), t, seen, facing, alert in zip(
+        match.seen_pos.tolist(),
+        match.seen_time.tolist(),
+        match.visible.tolist(),
+        match.seen_yaw.tolist(),
+        match.seen_alert.tolist(),
+        strict=True,
+    ):
+        slots.append((x, y, now - t, seen, facing, alert) if math.isfinite(t) else None)
+    targets.append(slots)
     if match.goals_left:
         gx, gy, _ = match.goals[match.goal_index].tolist()
         cx, cy, _ = match.corner.tolist()
@@ -161,69 +161,37 @@ def guard_observations(readings: Sequence[Reading]) -> dict[str, np.ndarray]:
     """Every observing guard of the readings, in order, one row each: "scan" (r, rays), "scan_hit",
     "self" (r, 6), "targets" (r, 1, 9) (its one target: the player)."""
     g = [len(r.guards) for r in readings]
-    frac = _cat([r.frac[:k] for r, k in zip(readings, g, strict=True)])
-    clearance = _cat([r.clearance[:k] for r, k in zip(readings, g, strict=True)])
-    yaw = _cat([r.yaw[:k] for r, k in zip(readings, g, strict=True)])
-    sees = _cat([r.sees for r in readings])
-    known = _cat([r.known for r in readings])
-    if known.any():
-        player_yaw = np.repeat([r.player_yaw for r in readings], g)
-        targets = target_block(
-            _cat([r.feet[:k] for r, k in zip(readings, g, strict=True)]),
-            yaw,
-            known[:, None],
-            _cat([r.memory for r in readings])[:, None],
-            _cat([r.age for r in readings])[:, None],
-            sees[:, None],
-            np.where(sees, player_yaw, 0.0)[:, None],
-            np.zeros((len(yaw), 1), dtype=bool),
-        )
-        targets[~sees, :, 6:8] = 0.0  # its facing, only while seen
-    else:
-        targets = np.zeros((len(yaw), 1, len(TARGET_FIELDS)), dtype=np.float32)
+    agents = [a for r, k in zip(readings, g, strict=True) for a in r.agents[:k]]
     return {
-        "scan": scan_distances(frac, clearance, readings[0].ray_range),
+        "scan": _cat([r.distance[:k] for r, k in zip(readings, g, strict=True)]),
         "scan_hit": _cat([r.kind[:k] for r, k in zip(readings, g, strict=True)]),
-        "self": self_rows(yaw, [s for r, k in zip(readings, g, strict=True) for s in r.selves[:k]]),
-        "targets": targets,
+        "self": self_rows(agents),
+        "targets": target_rows(agents, [t for r, k in zip(readings, g, strict=True) for t in r.targets[:k]]),
     }
 
 
 def player_observations(readings: Sequence[Reading]) -> dict[str, np.ndarray]:
     """The player of each reading, one row per reading: "scan" (w, rays), "scan_hit", "self" (w, 6),
     "targets" (w, max_guards, 9), "goal" (w, 6)."""
-    slots = [r.slots for r in readings]
-    if not all(r.player for r in readings) or any(s is None for s in slots):
+    if not all(r.player for r in readings):
         raise EnvError("a reading without the player has no player observation")
-    feet = _rows([r.feet[-1] for r in readings])
-    yaw = np.array([r.yaw[-1] for r in readings])
-    columns = [_rows(list(c)) for c in zip(*slots, strict=True)]  # known, position, age, visible, ...
-    known = columns[0]
-    if known.any():
-        targets = target_block(feet, yaw, *columns)
-    else:
-        targets = np.zeros((*known.shape, len(TARGET_FIELDS)), dtype=np.float32)
+    agents = [r.agents[-1] for r in readings]
     return {
-        "scan": scan_distances(
-            _rows([r.frac[-1] for r in readings]),
-            np.array([r.clearance[-1] for r in readings]),
-            readings[0].ray_range,
-        ),
+        "scan": _rows([r.distance[-1] for r in readings]),
         "scan_hit": _rows([r.kind[-1] for r in readings]),
-        "self": self_rows(yaw, [r.selves[-1] for r in readings]),
-        "targets": targets,
-        "goal": goal_rows(feet, yaw, [r.goal for r in readings]),
+        "self": self_rows(agents),
+        "targets": target_rows(agents, [r.targets[-1] for r in readings]),
+        "goal": goal_rows(agents, [r.goal for r in readings]),
     }
 
 
-def self_rows(
-    yaw: np.ndarray, selves: Sequence[tuple[float, float, float, float, float, float]]
-) -> np.ndarray:
-    """(r, 6) float32 "self" rows (SELF_FIELDS) of agents facing `yaw` (r,) [rad], from each one's (yaw
-    rate, time left, hits, alarm, vx, vy) (see `Reading`); velocities and yaw rates clipped to the space."""
+def self_rows(agents: Sequence[Agent]) -> np.ndarray:
+    """(r, 6) float32 "self" rows (SELF_FIELDS) of the agents: velocities turned into each one's frame,
+    velocities and yaw rates clipped to the space."""
+    yaw = np.array([a[2] for a in agents], dtype=np.float64)
     rows = []
-    for c, s, (rate, time_left, hits, alarm, vx, vy) in zip(
-        np.cos(yaw).tolist(), np.sin(yaw).tolist(), selves, strict=True
+    for c, s, (_, _, _, rate, time_left, hits, alarm, vx, vy) in zip(
+        np.cos(yaw).tolist(), np.sin(yaw).tolist(), agents, strict=True
     ):
         forward = min(max(c * vx + s * vy, -20.0), 20.0)
         left = min(max(-s * vx + c * vy, -20.0), 20.0)
@@ -231,49 +199,45 @@ def self_rows(
     return np.array(rows, dtype=np.float32).reshape(-1, 6)
 
 
-def target_block(
-    origin: np.ndarray,
-    yaw: np.ndarray,
-    known: np.ndarray,
-    positions: np.ndarray,
-    ages: np.ndarray,
-    visible: np.ndarray,
-    facings: np.ndarray,
-    alert: np.ndarray,
-) -> np.ndarray:
-    """(r, slots, 9) float32 target rows (TARGET_FIELDS) of r observers at `origin` (r, 3) facing `yaw` (r,)
-    [rad]: `npc_ai.envs.sensing.target_rows` for every observer at once; rows not known are all zero.
-
-    Args:
-        known, visible, alert: (r, slots) bool. positions: (r, slots, 3) last known positions [m].
-        ages: (r, slots) [s]. facings: (r, slots) the targets' facings then [rad, world].
-    """
-    # rotation into each observer's frame: x = c dx + s dy, y = -s dx + c dy
-    turn = np.array([[[[c, s], [-s, c]]] for c, s in ((math.cos(y), math.sin(y)) for y in yaw.tolist())])
-    d = positions[..., :2] - origin[:, None, :2]
-    parts = d[..., None, :] * turn  # (r, slots, 2, 2): each product of the rotation
-    ego = np.minimum(np.maximum(parts[..., 0] + parts[..., 1], -FAR), FAR)
-    rows = np.empty((*known.shape, len(TARGET_FIELDS)))
-    rows[..., 0:2] = ego
-    rows[..., 2] = np.minimum(np.hypot(ego[..., 0], ego[..., 1]), FAR)
-    rows[..., 3] = np.minimum(np.maximum(ages, 0.0), OLD)
-    rows[..., 4] = visible
-    rows[..., 5] = 1.0
-    rel = facings - yaw[:, None]
-    rows[..., 6] = np.cos(rel)
-    rows[..., 7] = np.sin(rel)
-    rows[..., 8] = alert
-    rows[~known] = 0.0
-    return rows.astype(np.float32)
+def target_rows(agents: Sequence[Agent], slots: Sequence[Sequence[Target | None]]) -> np.ndarray:
+    """(r, slots, 9) float32 target rows (TARGET_FIELDS) of r agents from what each knows of its targets;
+    unknown slots are all zero. The known ones' arithmetic in plain floats (a handful of rows), their
+    hypot, cos and sin in one numpy call each for all of them."""
+    width = len(TARGET_FIELDS)
+    xs, ys, rel, rest, where = [], [], [], [], []
+    for i, ((fx, fy, heading, *_), known) in enumerate(zip(agents, slots, strict=True)):
+        c, s = math.cos(heading), math.sin(heading)
+        for j, target in enumerate(known):
+            if target is None:
+                continue
+            px, py, age, visible, facing, alert = target
+            dx, dy = px - fx, py - fy  # egocentric: x forward, y left
+            xs.append(min(max(c * dx + s * dy, -FAR), FAR))
+            ys.append(min(max(-s * dx + c * dy, -FAR), FAR))
+            rel.append(0.0 if facing is None else facing - heading)
+            rest.append((min(max(age, 0.0), OLD), float(visible), facing is not None, float(alert)))
+            where.append((i, j))
+    count = max((len(k) for k in slots), default=0)
+    if not where:
+        return np.zeros((len(agents), count, width), dtype=np.float32)
+    distance = np.minimum(np.hypot(xs, ys), FAR).tolist()
+    cos_rel, sin_rel = np.cos(rel).tolist(), np.sin(rel).tolist()
+    zero = (0.0,) * width
+    rows = [[zero] * count for _ in agents]
+    for (i, j), x, y, dist, (age, visible, shown, alert), c, s in zip(
+        where, xs, ys, distance, rest, cos_rel, sin_rel, strict=True
+    ):
+        rows[i][j] = (x, y, dist, age, visible, 1.0, c if shown else 0.0, s if shown else 0.0, alert)
+    return np.array(rows, dtype=np.float32).reshape(len(agents), count, width)
 
 
 def goal_rows(
-    feet: np.ndarray, yaw: np.ndarray, goals: Sequence[tuple[float, float, float, float, float, int] | None]
+    agents: Sequence[Agent], goals: Sequence[tuple[float, float, float, float, float, int] | None]
 ) -> np.ndarray:
-    """(w, 6) float32 "goal" rows (GOAL_FIELDS) of players at `feet` (w, 3) facing `yaw` (w,) [rad], from
-    each one's (goal x, y, corner x, y, path length, goals left), all zero for None (no goal left)."""
+    """(w, 6) float32 "goal" rows (GOAL_FIELDS) of players, from each one's (goal x, y, corner x, y, path
+    length, goals left), all zero for None (no goal left)."""
     rows = []
-    for (fx, fy, _), heading, goal in zip(feet.tolist(), yaw.tolist(), goals, strict=True):
+    for (fx, fy, heading, *_), goal in zip(agents, goals, strict=True):
         if goal is None:
             rows.append((0.0,) * 6)
             continue

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from npc_ai.envs.kernels import ray_ends, scan_readings
 from scenes import World, groups
 from scenes.raycast import MAX_RAYS_PER_BATCH
 
@@ -99,7 +100,8 @@ class Senses:
 
     The batch goes straight to the world's PyBullet client (chunked at PyBullet's limit, as
     `scenes.World.ray_test` does): the env needs only each ray's first body and hit fraction, not the hit
-    points and normals `World.ray_test` converts for every ray.
+    points and normals `World.ray_test` converts for every ray. The ray ends and the readings are compiled
+    loops (`npc_ai.envs.kernels`).
 
     Args:
         world: the episode's world. rays, ray_range, ray_height: the scan's shape [count, m, m].
@@ -117,59 +119,10 @@ class Senses:
         self._kind[-1] = HIT_NONE
         for body, group in world.groups.items():
             self._kind[body] = {groups.NPC: HIT_GUARD, groups.PLAYER: HIT_PLAYER}.get(group, HIT_LEVEL)
-        self._top = top + 1
         self._offsets = 2.0 * math.pi * np.arange(rays) / rays  # ray k's angle from the facing [rad]
-        self._lift = np.array([0.0, 0.0, ray_height])  # feet -> the rays' height [m]
         self._cast = world.client.rayTestBatch
         self._threads = world.settings.ray_threads
         self.batches = 0
-
-    def cast_raw(
-        self,
-        feet: np.ndarray,
-        yaws: np.ndarray,
-        clearance: np.ndarray,
-        los_from: np.ndarray | None = None,
-        los_to: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The PyBullet half of `cast`: hit fractions (a, rays) along each scan ray (1.0: nothing hit), the
-        kind of thing each ray hit (a, rays) int64 (HIT_*), and each line of sight's first body (k,).
-
-        Args:
-            clearance: (a,) how far from each agent's axis its rays start [m] (radius + RAY_CLEARANCE).
-        """
-        a, rays = len(feet), self.rays
-        centres = np.asarray(feet, dtype=np.float64).reshape(-1, 3) + self._lift
-        angles = np.asarray(yaws, dtype=np.float64)[:, None] + self._offsets
-        direction = np.empty((a, rays, 3))
-        direction[..., 0] = np.cos(angles)
-        direction[..., 1] = np.sin(angles)
-        direction[..., 2] = 0.0
-        reach = np.empty((2, a))  # each ray's start and end, from the axis [m]
-        reach[0] = clearance
-        reach[1] = self.ray_range
-        ends = centres[None, :, None, :] + direction[None] * reach[:, :, None, None]  # (2, a, rays, 3)
-        check = ends.sum()
-        starts_list, ends_list = ends[0].reshape(-1, 3).tolist(), ends[1].reshape(-1, 3).tolist()
-        if los_from is not None and los_to is not None and len(los_from):
-            check += los_from.sum() + los_to.sum()
-            starts_list += los_from.tolist()
-            ends_list += los_to.tolist()
-        if not math.isfinite(check):  # a NaN or inf somewhere: World.ray_test raises, saying what is wrong
-            self.world.ray_test(np.array(starts_list).reshape(-1, 3), np.array(ends_list).reshape(-1, 3))
-        results: list[Any] = []
-        for lo in range(0, len(starts_list), MAX_RAYS_PER_BATCH):
-            hi = lo + MAX_RAYS_PER_BATCH
-            results += self._cast(
-                starts_list[lo:hi], ends_list[lo:hi], numThreads=self._threads, collisionFilterMask=-1
-            )
-        self.batches += 1
-        body = np.array([r[0] for r in results], dtype=np.int64)
-        n = a * rays
-        scan = body[:n]
-        frac = np.where(scan >= 0, [r[2] for r in results[:n]], 1.0).reshape(a, rays)
-        kind = self._kind[np.minimum(scan, self._top)].reshape(a, rays)
-        return frac, kind, body[n:]
 
     def cast(
         self,
@@ -188,17 +141,35 @@ class Senses:
             distances (a, rays) float32 [m], hit kinds (a, rays) int64, and for each line of sight the body
             it hit first (k,) (-1: nothing).
         """
+        feet = np.ascontiguousarray(feet, dtype=np.float64).reshape(-1, 3)
+        a, rays = len(feet), self.rays
         clearance = np.asarray(radii, dtype=np.float64) + RAY_CLEARANCE
-        frac, kind, first = self.cast_raw(feet, yaws, clearance, los_from, los_to)
-        return scan_distances(frac, clearance, self.ray_range), kind, first
-
-
-def scan_distances(frac: np.ndarray, clearance: np.ndarray, ray_range: float) -> np.ndarray:
-    """(a, rays) float32 scan distances [m] from hit fractions (a, rays) of rays that start `clearance`
-    (a,) [m] from each agent's axis and end `ray_range` [m] from it (a miss reads `ray_range`)."""
-    clear = clearance[:, None]
-    distance = np.where(frac < 1.0, clear + frac * (ray_range - clear), ray_range)
-    return distance.astype(np.float32)
+        angles = np.asarray(yaws, dtype=np.float64)[:, None] + self._offsets
+        starts, ends = np.empty((a * rays, 3)), np.empty((a * rays, 3))
+        ray_ends(
+            feet, np.cos(angles), np.sin(angles), clearance, self.ray_range, self.ray_height, starts, ends
+        )
+        check = starts.sum() + ends.sum()
+        starts_list, ends_list = starts.tolist(), ends.tolist()
+        if los_from is not None and los_to is not None and len(los_from):
+            check += los_from.sum() + los_to.sum()
+            starts_list += los_from.tolist()
+            ends_list += los_to.tolist()
+        if not math.isfinite(check):  # a NaN or inf somewhere: World.ray_test raises, saying what is wrong
+            self.world.ray_test(np.array(starts_list).reshape(-1, 3), np.array(ends_list).reshape(-1, 3))
+        results: list[Any] = []
+        for lo in range(0, len(starts_list), MAX_RAYS_PER_BATCH):
+            hi = lo + MAX_RAYS_PER_BATCH
+            results += self._cast(
+                starts_list[lo:hi], ends_list[lo:hi], numThreads=self._threads, collisionFilterMask=-1
+            )
+        self.batches += 1
+        n = a * rays
+        body = np.array([r[0] for r in results], dtype=np.int64)
+        distance, kind = np.empty((a, rays), dtype=np.float32), np.empty((a, rays), dtype=np.int64)
+        fraction = np.array([r[2] for r in results[:n]], dtype=np.float64)
+        scan_readings(body[:n], fraction, clearance, self.ray_range, self._kind, distance, kind)
+        return distance, kind, body[n:]
 
 
 def target_rows(
