@@ -8,7 +8,7 @@ and `turn_toward` apply them to Python numbers or, elementwise, to arrays.
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numba import njit
@@ -45,6 +45,10 @@ def _turn_all(yaw: np.ndarray, heading: np.ndarray, max_step: np.ndarray, out: n
 
 def wrap_angle(a: Angle) -> Angle:
     """`a` wrapped into [-pi, pi) [rad]; elementwise for arrays."""
+    if isinstance(a, np.ndarray) and _rows_of_floats(a):
+        out = np.empty(a.shape)
+        _wrap_all(a, out)
+        return cast(Angle, out)
     if isinstance(a, np.ndarray):
         x = np.ascontiguousarray(a, dtype=np.float64).ravel()
         out = np.empty_like(x)
@@ -53,9 +57,32 @@ def wrap_angle(a: Angle) -> Angle:
     return wrap(float(a))
 
 
+def _rows_of_floats(*arrays: Any) -> bool:
+    """Are all `arrays` 1-D C-contiguous float64 arrays of one length?"""
+    first = arrays[0]
+    if not isinstance(first, np.ndarray):
+        return False
+    shape = first.shape
+    for a in arrays:
+        if not (
+            isinstance(a, np.ndarray)
+            and a.ndim == 1
+            and a.shape == shape
+            and a.dtype == np.float64
+            and a.flags.c_contiguous
+        ):
+            return False
+    return True
+
+
 def turn_toward(yaw: Angle, heading: Angle, max_step: Angle | float) -> Angle:
     """The heading reached by turning from `yaw` toward `heading` by at most `max_step` [rad, >= 0],
     the short way round; wrapped into [-pi, pi)."""
+    if _rows_of_floats(yaw, heading, max_step):  # the tick's case: no broadcasting, no copies
+        y, h, m = cast(tuple[np.ndarray, np.ndarray, np.ndarray], (yaw, heading, max_step))
+        out = np.empty(y.shape)
+        _turn_all(y, h, m, out)
+        return cast(Angle, out)
     if isinstance(yaw, np.ndarray) or isinstance(heading, np.ndarray) or isinstance(max_step, np.ndarray):
         y, h, m = np.broadcast_arrays(
             np.asarray(yaw, dtype=np.float64),

@@ -228,7 +228,7 @@ def decide(b: BehaviourBatch, active: np.ndarray | None = None) -> None:
     state = b.state
     codes = state if active is None else np.where(act, state, NONE)
     for code in np.flatnonzero(np.bincount(codes + 1, minlength=len(RULES) + 1)[1:]).tolist():
-        RULES[code](b, np.flatnonzero(codes == code), k)
+        RULES[code](b, (codes == code).nonzero()[0], k)
     fired = np.flatnonzero(k.next != NONE)
     if fired.size or k.notes:
         check_transitions(state[fired], k.next[fired])
