@@ -2,7 +2,9 @@
 and states, the player and its goals, drawn with numpy alone (no display, no plotting library).
 
 The static layer (floor extent, navmesh polygons) is drawn once per episode; each frame copies it and draws
-the moving parts. North (+Y) is up.
+the moving parts. North (+Y) is up. A view cone stops where the guard's line of sight does: each frame
+casts a fan of `FAN` rays per guard at its eye height, all guards in one ray batch, against the level and
+its props (what hides the player from a guard), and draws each cone no further than its rays reach.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from npc_ai.envs.errors import EnvError, RenderModeError
 from npc_ai.envs.match import Match
+from scenes import groups
 
 BACKGROUND = (30, 30, 34)
 FLOOR = (70, 70, 76)
@@ -23,6 +26,8 @@ CONE = np.array([240, 220, 90])
 GUARD = {"calm": (60, 110, 220), "alert": (235, 60, 50), "learner": (180, 70, 220)}
 PLAYER = (40, 200, 90)
 GOAL = (255, 200, 0)
+FAN = 48  # rays per view cone (its outline follows the walls to within one ray's angle)
+SIGHT_BLOCKERS = groups.STATIC | groups.PROP  # what a view cone's rays stop at
 
 
 def display_available() -> bool:
@@ -101,11 +106,44 @@ class TopDown:
         d2 = (self.x[rs, cs] - centre[0]) ** 2 + (self.y[rs, cs] - centre[1]) ** 2
         img[rs, cs][d2 <= r * r] = colour
 
-    def _cone(self, img: np.ndarray, eye: np.ndarray, yaw: float, radius: float, half: float) -> None:
+    def cone_reach(self) -> np.ndarray:
+        """(guards, FAN) how far each guard's view reaches along each ray of its cone [m]: its sight radius
+        (the lose-sight radius while it sees the player) or less where the level blocks the ray. Ray k
+        points at yaw - half angle + k * (2 half angle / (FAN - 1)). One ray batch for every guard."""
+        sim = self.match.sim
+        if sim is None:
+            raise EnvError("the env's world is not ready: call reset() first")
+        if not sim.npcs:
+            return np.zeros((0, FAN))
+        eyes, ends, radii = [], [], []
+        for npc in sim.npcs:
+            s = npc.settings
+            r = s.lose_sight_radius if npc.sees else s.sight_radius
+            half = math.radians(s.half_angle_deg)
+            angles = npc.yaw + np.linspace(-half, half, FAN)
+            eye = npc.position + [0.0, 0.0, s.eye_height]
+            eyes.append(np.broadcast_to(eye, (FAN, 3)))
+            ends.append(eye + r * np.column_stack([np.cos(angles), np.sin(angles), np.zeros(FAN)]))
+            radii.append(r)
+        hits = sim.world.ray_test(np.concatenate(eyes), np.concatenate(ends), mask=SIGHT_BLOCKERS)
+        return hits.fraction.reshape(len(sim.npcs), FAN) * np.array(radii)[:, None]
+
+    def _cone(
+        self, img: np.ndarray, eye: np.ndarray, yaw: float, radius: float, half: float, reach: np.ndarray
+    ) -> None:
+        """Tint the cone of `radius` [m] and half angle `half` [rad] about `yaw`, cut to `reach` (FAN,) [m]:
+        a pixel between rays k and k + 1 is drawn when it is nearer than both of them reach."""
         rs, cs = self._window(eye[0], eye[1], radius)
         dx, dy = self.x[rs, cs] - eye[0], self.y[rs, cs] - eye[1]
-        ang = np.abs(np.angle(np.exp(1j * (np.arctan2(dy, dx) - yaw))))
-        mask = (dx * dx + dy * dy <= radius * radius) & (ang <= half)
+        rel = np.angle(np.exp(1j * (np.arctan2(dy, dx) - yaw)))  # signed, from the facing [rad]
+        d2 = dx * dx + dy * dy
+        mask = (d2 <= radius * radius) & (np.abs(rel) <= half)
+        if half > 0.0:
+            k = np.clip(((rel + half) / (2.0 * half / (FAN - 1))).astype(np.int64), 0, FAN - 2)
+            allowed = np.minimum(reach[k], reach[k + 1])
+        else:
+            allowed = np.full(rel.shape, reach.min())
+        mask &= d2 <= allowed * allowed
         patch = img[rs, cs]
         patch[mask] = (0.8 * patch[mask] + 0.2 * CONE).astype(np.uint8)
 
@@ -115,10 +153,10 @@ class TopDown:
         if not (sim is not None and sim.player is not None):
             raise EnvError("the env's world is not ready: call reset() first")
         img = self.base.copy()
-        for npc in sim.npcs:
+        for npc, reach in zip(sim.npcs, self.cone_reach(), strict=True):
             s = npc.settings
             r = s.lose_sight_radius if npc.sees else s.sight_radius
-            self._cone(img, npc.position, npc.yaw, r, math.radians(s.half_angle_deg))
+            self._cone(img, npc.position, npc.yaw, r, math.radians(s.half_angle_deg), reach)
         for i, goal in enumerate(m.goals[m.goal_index :]):
             self._disc(img, goal, 0.6 if i == 0 else 0.4, GOAL)
         for npc in sim.npcs:

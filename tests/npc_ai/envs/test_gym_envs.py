@@ -3,6 +3,7 @@ through the spec), observations inside their documented spaces, any scene, the d
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -197,3 +198,44 @@ def test_the_envs_get_their_client_from_the_public_scenes_new_client() -> None:
     assert env.match.client.isConnected()
     env.close()
     assert not env.match.client.isConnected()
+
+
+def _tinted_after_facing(env, at: tuple[float, float], yaw: float):
+    """Guard 0 standing at `at` facing `yaw`: the frame's pixels that differ from the static layer (cones,
+    discs), with the renderer."""
+    sim = env.match.sim
+    npc = sim.npcs[0]
+    npc.locomotor.warp((at[0], at[1], 0.0))
+    npc.locomotor.batch.yaw[npc.index] = yaw
+    sim.player.warp((10.0, 10.0, 0.0))  # out of the way
+    env.step(np.array([-1.0, 0.0], dtype=np.float32))  # stand: the learner keeps its facing
+    frame = env.render()
+    top_down = env._renderer
+    return (frame != top_down.base).any(axis=2), top_down
+
+
+def test_a_view_cone_stops_at_the_wall_it_faces() -> None:
+    """A guard 1 m from the arena's south wall (inner face y = -15, 0.5 m thick), facing it: its cone
+    (15 m of sight) is drawn up to the wall and not into it; the pixels before the wall are tinted."""
+    env = GuardEnv(render_mode="rgb_array", guards=1, rays=8)
+    env.reset(seed=0)
+    tinted, top_down = _tinted_after_facing(env, (0.0, -14.0), -math.pi / 2)
+    near = np.abs(top_down.x) < 3.0
+    pixel = 1.0 / top_down.scale
+    assert not (tinted & near & (top_down.y < -15.0 - pixel)).any()  # nothing drawn in the wall
+    assert (tinted & near & (top_down.y > -14.9) & (top_down.y < -14.6)).any()  # the cone is there
+    env.close()
+
+
+def test_a_view_cone_leaves_the_shadow_of_a_pillar_undrawn() -> None:
+    """The pillar at (-7, -7) (1 m square) 1 m in front of the guard hides a strip behind it, while the cone
+    goes on beside it."""
+    env = GuardEnv(render_mode="rgb_array", guards=1, rays=8)
+    env.reset(seed=0)
+    tinted, top_down = _tinted_after_facing(env, (-7.0, -9.5), math.pi / 2)  # facing north, at the pillar
+    x, y = top_down.x, top_down.y
+    shadow = (np.abs(x + 7.0) < 0.2) & (y > -6.0) & (y < -2.0)
+    beside = (np.abs(x + 9.0) < 0.2) & (y > -6.0) & (y < -4.0)
+    assert shadow.any() and not (tinted & shadow).any()
+    assert (tinted & beside).any()
+    env.close()
