@@ -261,10 +261,14 @@ class AgentBatch:
     def _follow(self, r: np.ndarray, t: np.ndarray) -> None:
         """`follow` for rows `r` (int64) and targets `t` (n, 3) [m], validated: well inside the polygon the
         agent is in, the compiled rule; leaving it, a surface raycast (`move_on_surface`)."""
+        args = (self.next_position, self.has_path, self.poly_id, self._edges, self._planes)
+        if kernels.follow_rows(r, t, *args, self._status):
+            self._after_follow(r, t)
+
+    def _after_follow(self, r: np.ndarray, t: np.ndarray) -> None:
+        """The rows of `_follow` that `agent_kernels.follow_rows` left with a status (in `_status`)."""
         st = self._status
         args = (self.next_position, self.has_path, self.poly_id, self._edges, self._planes)
-        if not kernels.follow_rows(r, t, *args, st):
-            return
         todo = st[: len(r)].nonzero()[0]
         look = todo[st[todo] == kernels.LOOKUP]
         if look.size:  # the polygon of the raycast's start, then the rule again
@@ -285,10 +289,11 @@ class AgentBatch:
         along their paths with speed ramps, corner and end braking; braking without a path; re-planning
         those that left their path corridor. One compiled loop (`agent_kernels.advance_rows`); the rare
         events per agent in Python."""
-        dt = arguments.seconds(dt, "dt")
-        r = self._rows(rows)
-        st, speeds = self._status, self._speeds
-        if not kernels.advance_rows(
+        self._advance(arguments.seconds(dt, "dt"), self._rows(rows))
+
+    def _advance(self, dt: float, r: np.ndarray) -> None:
+        """`update` for rows `r` (increasing int64 indices) and `dt` [s], validated."""
+        if kernels.advance_rows(
             r,
             dt,
             self.next_position,
@@ -310,10 +315,15 @@ class AgentBatch:
             self.corridor_len,
             self._edges,
             self._planes,
-            speeds,
-            st,
+            self._speeds,
+            self._status,
         ):
-            return
+            self._after_advance(dt, r)
+
+    def _after_advance(self, dt: float, r: np.ndarray) -> None:
+        """The rare events of the rows of `_advance` that `agent_kernels.advance_rows` gave a status (in
+        `_status`, their new speeds in `_speeds`), in Python: lifts, coasting, re-plans."""
+        st, speeds = self._status, self._speeds
         for j in st[: len(r)].nonzero()[0].tolist():
             i, status = int(r[j]), int(st[j])
             if status & kernels.LIFT:  # off the next corridor polygons: the whole corridor

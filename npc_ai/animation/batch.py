@@ -11,6 +11,7 @@ row, so there is one implementation of the rules.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +105,19 @@ class AnimatorBatch:
             self.play_rate,
         )
         """The row arrays as `kernels.locomotion_tick` takes them (the same arrays, updated in place)."""
+        self.kernel_inputs = (
+            self._all,
+            self.kernel_state,
+            self._ups,
+            self._downs,
+            self._fades,
+            self.blend.kernel_data,
+        )
+        """What `kernels.locomotion_tick` takes to tick every row, besides the tick's numbers and the output
+        buffers: (rows, state, ups, downs, fades, blend), in its order."""
+        self._old = np.empty(n, dtype=np.int64)  # gait levels before and after a whole-batch tick
+        self._new = np.empty(n, dtype=np.int64)
+        self._filters = (-1.0, (1.0, 1.0))  # (dt [s], `filters(dt)`) of the last tick
 
     # -- inputs ----------------------------------------------------------------------------------------
     def set_speeds(self, rows: Rows, speeds: np.ndarray) -> None:
@@ -121,10 +135,17 @@ class AnimatorBatch:
             delta_local (m, 3) [m] in each character frame (x forward, y left, z up), delta_yaw (m,) [rad]
             and the gait changes.
         """
-        s = self.settings
-        return self._run(
-            dt, rows, filter_factor(dt, s.speed_smoothing_s), filter_factor(dt, s.gait_smoothing_s)
-        )
+        return self._run(dt, rows, *self.filters(dt))
+
+    def filters(self, dt: float) -> tuple[float, float]:
+        """The factors of one tick ``dt`` [s] of the speed filter and of the gait-speed filter
+        (`filter_factor`; the last tick's are kept, as dt seldom changes)."""
+        last, factors = self._filters
+        if dt != last:
+            s = self.settings
+            factors = (filter_factor(dt, s.speed_smoothing_s), filter_factor(dt, s.gait_smoothing_s))
+            self._filters = (dt, factors)
+        return factors
 
     def tick(self, dt: float, rows: Rows) -> tuple[np.ndarray, np.ndarray, GaitChanges]:
         """Advance the locomotion of ``rows`` by ``dt`` [s] from their filtered speeds (no filtering):
@@ -134,13 +155,16 @@ class AnimatorBatch:
     def _run(
         self, dt: float, rows: Rows | None, filter_speed: float, filter_gait: float
     ) -> tuple[np.ndarray, np.ndarray, GaitChanges]:
-        if not (np.isfinite(dt) and dt >= 0):
+        if not (math.isfinite(dt) and dt >= 0):
             raise AnimationSettingsError(f"dt must be a non-negative number of seconds, got {dt!r}")
         whole = rows is None or (isinstance(rows, slice) and rows == _ALL)
         index = self._all if whole else self._all[rows]
         m = len(index)
-        delta, dyaw = np.empty((m, 3)), np.empty(m)
-        old, new = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        delta, dyaw = np.empty((m, 3)), np.empty(m)  # returned: new arrays
+        # the gait levels only show through copies (GaitChanges), so a whole-batch tick reuses buffers
+        old, new = (
+            (self._old, self._new) if whole else (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+        )
         changes = kernels.locomotion_tick(
             index, float(dt), filter_speed, filter_gait, self.kernel_state, self._ups, self._downs,
             self._fades, self.blend.kernel_data, delta, dyaw, old, new,

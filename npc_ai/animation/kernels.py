@@ -347,10 +347,10 @@ def locomotion_tick(
 # -- compile once ---------------------------------------------------------------------------------------
 
 
-def warm_up() -> None:
-    """Run every kernel of this module once on tiny inputs with the types the package passes, so the first
-    tick pays nothing: the machine code is compiled (about 10 s in a fresh environment) or loaded from the
-    on-disk cache (well under a second). Idempotent."""
+def tick_inputs() -> tuple:
+    """Tiny inputs of `locomotion_tick` for one row, with the types `AnimatorBatch` passes (for warming up
+    this kernel and the ones that call it): (rows, dt, filter_speed, filter_gait, state, ups, downs, fades,
+    blend, delta, dyaw, old, new)."""
     f = np.zeros(1)
     n = np.zeros(1, dtype=np.int64)
     yes = np.ones(1, dtype=np.bool_)
@@ -362,12 +362,25 @@ def warm_up() -> None:
     state = (f.copy(), f.copy(), f.copy(), n.copy(), f2.copy(), f2.copy(), ~yes, f.copy(), f.copy(), f.copy(),
              f.copy(), f.copy())  # fmt: skip
     ups, downs = np.array([0.1, 3.3, 5.5, np.inf]), np.array([-np.inf, 0.05, 3.0, 5.2])
-    locomotion_tick(n, 0.1, 0.5, 0.5, state, ups, downs, np.zeros((4, 4)), blend, np.zeros((1, 3)), f.copy(),
-                    n.copy(), n.copy())  # fmt: skip
+    return (n, 0.1, 0.5, 0.5, state, ups, downs, np.zeros((4, 4)), blend, np.zeros((1, 3)), f.copy(),
+            n.copy(), n.copy())  # fmt: skip
+
+
+def warm_up() -> None:
+    """Run every kernel of this module once on tiny inputs with the types the package passes, so the first
+    tick pays nothing: the machine code is compiled (about 10 s in a fresh environment) or loaded from the
+    on-disk cache (well under a second). Idempotent."""
+    f = np.zeros(1)
+    n = np.zeros(1, dtype=np.int64)
+    yes = np.ones(1, dtype=np.bool_)
+    f2 = np.zeros((1, 2))
+    inputs = tick_inputs()
+    locomotion_tick(*inputs)
+    ups, downs, blend = inputs[5], inputs[6], inputs[8]
     blend_advance_flat(f, 0.1, f, f2, blend)
     blend_weights_flat(f, 1.0, blend[1])
     blend_rates_flat(f2, blend[2], blend[3], blend[4], f, 3.0)
     gait_levels_flat(f, n, ups, downs)
     frame_coords_flat(f, np.ones(1), np.ones(1), n + 2, yes)
-    root_deltas_flat(*tracks, np.zeros((1, 1)), np.zeros((1, 1)))
+    root_deltas_flat(*(*blend[9], np.zeros((1, 1)), np.zeros((1, 1))))  # the tracks of `blend`, times
     frame_coord(0.0, 1.0, 1.0, 2, True)

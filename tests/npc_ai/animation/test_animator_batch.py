@@ -46,3 +46,28 @@ def batch_gait_name(level: int) -> str:
     from npc_ai.animation.locomotion import GAITS
 
     return GAITS[int(level)].value
+
+
+def test_gait_changes_and_root_motion_are_the_callers_after_later_ticks() -> None:
+    """A whole-batch tick reuses its gait buffers, never what it returned: earlier results stay."""
+    batch = AnimatorBatch(3, settings=AnimatorSettings(lazy_pose=True))
+    batch.speed[:] = [0.0, 2.0, 6.5]
+    kept = []
+    for t in range(150):
+        delta, dyaw, changes = batch.advance(DT)
+        kept.append((delta, dyaw, changes, delta.copy(), dyaw.copy(), changes.old.copy(), changes.new.copy()))
+        if t % 30 == 29:
+            batch.speed[:] = batch.speed[::-1]  # gaits change again
+    assert len({id(c) for _, _, c, *_ in kept if len(c.rows)}) >= 4
+    for delta, dyaw, changes, d0, y0, old0, new0 in kept:
+        assert np.array_equal(delta, d0) and np.array_equal(dyaw, y0)
+        assert np.array_equal(changes.old, old0) and np.array_equal(changes.new, new0)
+
+
+def test_filter_factors_follow_the_tick_length() -> None:
+    from npc_ai.animation.batch import filter_factor
+
+    s = AnimatorSettings(speed_smoothing_s=0.05, gait_smoothing_s=0.2)
+    batch = AnimatorBatch(1, settings=s)
+    for dt in (DT, DT, 0.1, DT, 0.5):
+        assert batch.filters(dt) == (filter_factor(dt, 0.05), filter_factor(dt, 0.2))
