@@ -6,10 +6,14 @@ This is the simulation's hot path. One tick is two vectorised halves around the 
 
 - `before_physics`: path-following rows advance their agents (`navigation.agent_batch.AgentBatch`), the
   agent-to-body offset is filtered into a speed request and a heading; free-moving rows (Wander) turn toward
-  their heading; one `AnimatorBatch.advance` gives every row's root motion, which becomes the bodies'
-  horizontal velocities (one raw PyBullet call per body).
+  their heading; the animators (`AnimatorBatch`, its rules and arrays) give every row's root motion, which
+  becomes the bodies' horizontal velocities (one raw PyBullet call per body).
 - `after_physics`: agents without a path ride along with their bodies, and the drift limit pulls agents
   back toward bodies that physics carried off.
+
+Each half is one or two compiled calls (`npc_ai.body.kernels.begin`, `couple_and_drive`, `settle`) that run
+those rules for every row with no Python between them: the fixed cost of a tick is a few calls, not a few
+dozen.
 
 Behaviours talk to one row through a `LocomotorView` (the `Locomotor` interface: `set_destination`,
 `move_freely`, `position`, `arrived`...). Per-row Python runs only for rare events: a new destination, a
@@ -22,6 +26,7 @@ import math
 
 import numpy as np
 
+from navigation import arguments
 from navigation.agent import AgentSettings
 from navigation.agent_batch import AgentBatch
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
@@ -108,16 +113,21 @@ class LocomotionBatch:
         clip = self.animators.locomotion_set.walk.clip
         self._chains = (leg_chain(clip, 0), leg_chain(clip, 1))
         self._feet = tuple(clip.skeleton.index(f) for f in clip.feet)
-        self._dt = 0.0
+        self._dt = 0.0  # the last tick's length, validated [s]
         self._remaining: np.ndarray | None = None  # the agents' remaining distances until they change
         # buffers of the compiled tick (npc_ai.body.kernels)
         self._pos = np.zeros((n, 3))  # feet positions [m]
         self._following = np.zeros(n, dtype=bool)  # rows following a path
-        self._speed_in = np.zeros(n)  # the animators' speed inputs [m/s]
+        self._path_rows = np.zeros(n, dtype=np.int64)  # their indices, in the first m entries
         self._no_pivot = np.zeros((n, 2))  # [m]
         self._full_velocity = np.zeros((n, 3))  # [m/s]
         self._far = np.zeros(n, dtype=np.int64)  # rows the drift limit pulls
         self._targets = np.zeros((n, 3))  # where it pulls their agents [m]
+        self._delta = np.zeros((n, 3))  # the animators' root motion [m] and turns [rad], gait levels
+        self._dyaw = np.zeros(n)
+        self._gaits = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
+        self._pull = c.drift_limit is DriftLimit.PULL_AGENT
+        self._feedforward = math.nan if c.feedforward_s is None else c.feedforward_s  # NaN: the reference
         self._body_list = self.bodies.tolist()
         self.views = [LocomotorView(self, i) for i in range(n)]
 
@@ -158,91 +168,94 @@ class LocomotionBatch:
 
     # -- the tick halves -------------------------------------------------------------------------------
     def before_physics(self, dt: float) -> None:
-        """Advance agents and animators and set every body's horizontal velocity for this tick."""
-        self._dt = dt
+        """Advance agents and animators and set every body's horizontal velocity for this tick.
+
+        Two compiled calls (`kernels.begin`: the agents' tick and the drift limit; `kernels.couple_and_drive`:
+        the coupling, the animators' tick, the bodies' velocities), then one PyBullet call per body; Python
+        runs between them only for rows with a rare event."""
+        if dt != self._dt:  # checked once per tick length (NaN never equals: always refused)
+            self._dt = arguments.seconds(dt, "dt")  # NavMeshError, as `AgentBatch.update` raises
+        dt = self._dt
         self._remaining = None
-        c, ag = self.coupling, self.agents
-        pos = self._feet_positions()
-        following = np.logical_not(self.free, out=self._following)
-        path = np.flatnonzero(following)
-        yaw_before = self.yaw.copy() if c.pivot_turns else self.yaw
-        if path.size:
-            ag.update(dt, None if path.size == self.n else path)
-            if c.drift_limit is DriftLimit.PULL_AGENT:
-                self._limit_drift(following, pos)
-        stale = kernels.couple(
-            dt,
-            pos,
-            self.free,
-            self.free_speed,
-            self.free_heading,
-            self.yaw,
-            self.smooth_delta,
-            self.velocity_request,
-            self.should_move,
-            self._speed_in,
-            ag.next_position,
-            ag.velocity,
-            ag.top_speed,
-            ag.stopping_distance,
-            ag.path_corners,
-            ag._tail,
-            ag.corner,
-            ag.path_len,
-            ag.has_path,
-            ag.has_destination,
-            c.tau,
-            math.nan if c.feedforward_s is None else c.feedforward_s,
-            c.max_speed_factor,
-            c.should_move_speed,
-            self._turn,
-            c.turn_in_place,
-        )
-        if stale:  # free rows drop their paths
-            ag.reset_path(np.flatnonzero(self.free))
-        pivot = self._no_pivot
-        if c.pivot_turns and path.size:  # about the foot planted in the pose before this tick's advance
-            pivot = np.zeros((self.n, 2))
-            pivot[path] = self._pivot_offsets(path, yaw_before[path])
-        self.animators.speed[:] = self._speed_in
-        delta, _, _ = self.animators.advance(dt)
+        c, ag, an = self.coupling, self.agents, self.animators
+        pos, following, poses = self._pos, self._following, self.world.poses
+        far, targets = self._far, self._targets  # rows the drift limit pulls, and where to
+        m, count, pulls = kernels.begin(
+            poses.positions, self._pose_rows, self.height / 2, self.free, pos, following, self._path_rows, dt,
+            ag.next_position, ag.velocity, ag.corner, ag.poly, ag.poly_id, ag.path_corners, ag._tail,
+            ag.path_len, ag.has_path, ag.is_stopped, ag.top_speed, ag.acceleration, ag.stopping_distance,
+            ag.auto_braking, ag.corridor_tolerance, ag.corridors, ag.corridor_len, ag._edges, ag._planes,
+            ag._speeds, ag._status, self._pull, ag.radius, c.drift_keep, self.pulls, far, targets,
+        )  # fmt: skip
+        path = self._path_rows[:m]
+        if count:  # rare events of the agents' tick (re-plans...), then the drift limit
+            ag._after_advance(dt, path)
+            if self._pull:
+                pulls = kernels.find_drift(
+                    following, pos, ag.next_position, ag.radius, c.drift_keep, self.pulls, far, targets
+                )
+        if pulls:
+            ag.set_next_position(far[:pulls].copy(), targets[:pulls].copy())
+        filter_speed, filter_gait = an.filters(dt)
         command, full = np.empty((self.n, 2)), self._full_velocity
-        ok = kernels.drive(
-            dt, delta, self.yaw, pivot, self.world.poses.velocities, self._pose_rows, command, full
-        )
-        if not ok:
+        if c.pivot_turns and m:  # about the foot planted in the pose before this tick's advance
+            yaw_before = self.yaw[path]
+            stale = kernels.couple(
+                dt, pos, self.free, self.free_speed, self.free_heading, self.yaw, self.smooth_delta,
+                self.velocity_request, self.should_move, an.speed, ag.next_position, ag.velocity,
+                ag.top_speed, ag.stopping_distance, ag.path_corners, ag._tail, ag.corner, ag.path_len,
+                ag.has_path, ag.has_destination, c.tau, self._feedforward, c.max_speed_factor,
+                c.should_move_speed, self._turn, c.turn_in_place,
+            )  # fmt: skip
+            pivot = np.zeros((self.n, 2))
+            pivot[path] = self._pivot_offsets(path, yaw_before)
+            ok = kernels.animate_and_drive(
+                dt, filter_speed, filter_gait, *an.kernel_inputs, self._delta, self._dyaw, *self._gaits,
+                self.yaw, pivot, poses.velocities, self._pose_rows, command, full,
+            )  # fmt: skip
+            stale = stale if ok else -1
+        else:  # the same rules in one call
+            stale = kernels.couple_and_drive(
+                dt, pos, self.free, self.free_speed, self.free_heading, self.yaw, self.smooth_delta,
+                self.velocity_request, self.should_move, ag.next_position, ag.velocity, ag.top_speed,
+                ag.stopping_distance, ag.path_corners, ag._tail, ag.corner, ag.path_len, ag.has_path,
+                ag.has_destination, c.tau, self._feedforward, c.max_speed_factor, c.should_move_speed,
+                self._turn, c.turn_in_place, filter_speed, filter_gait, *an.kernel_inputs, self._delta,
+                self._dyaw, *self._gaits, self._no_pivot, poses.velocities, self._pose_rows, command, full,
+            )  # fmt: skip
+        if stale < 0:
             raise WorldError("character velocities must be finite")
+        if stale:  # free rows drop their paths (nothing after the coupling reads them this tick)
+            ag.reset_path(np.flatnonzero(self.free))
         self.command = command
         self.world.set_velocities(self._body_list, full)
         if self._full_pose:  # what a renderer would read: the pose of every row, every tick
             for i in range(self.n):
                 self.animators.pose(i)
 
-    def _feet_positions(self) -> np.ndarray:
-        """(n, 3) feet positions of the bodies as of the last physics step [m] (a buffer of the batch's)."""
-        kernels.feet(self.world.poses.positions, self._pose_rows, self.height / 2, self._pos)
-        return self._pos
-
-    def _limit_drift(self, rows: np.ndarray, pos: np.ndarray) -> None:
-        """Pull the agents of the `rows` (an (n,) bool mask) that drifted farther than their radius from
-        their bodies at `pos` (n, 3) [m] back toward them, to `drift_keep` of the radius."""
-        ag = self.agents
-        far, targets = self._far, self._targets
-        m = kernels.find_drift(
-            rows, pos, ag.next_position, ag.radius, self.coupling.drift_keep, self.pulls, far, targets
-        )
-        if m:
-            ag.set_next_position(far[:m].copy(), targets[:m].copy())
-
     def after_physics(self) -> None:
         """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove
-        or a crowd may have carried a body off during the step); planted feet lock (full pose)."""
+        or a crowd may have carried a body off during the step); planted feet lock (full pose).
+
+        One compiled call (`kernels.settle`); Python only for rows with a rare event."""
         self._remaining = None
-        pos = self._feet_positions()
-        ag = self.agents
-        ag.follow(None, pos)
-        if self.coupling.drift_limit is DriftLimit.PULL_AGENT:
-            self._limit_drift(ag.has_path, pos)
+        ag, pos, far, targets = self.agents, self._pos, self._far, self._targets
+        ok, followed, pulls = kernels.settle(
+            self.world.poses.positions, self._pose_rows, self.height / 2, pos, ag._all, ag.next_position,
+            ag.has_path, ag.poly_id, ag._edges, ag._planes, ag._status, self._pull, ag.radius,
+            self.coupling.drift_keep, self.pulls, far, targets,
+        )  # fmt: skip
+        if not ok:  # a body no agent can follow (NaN, beyond the coordinate limit): `follow` refuses it
+            ag.follow(None, pos)
+            if self._pull:
+                pulls = kernels.find_drift(
+                    ag.has_path, pos, ag.next_position, ag.radius, self.coupling.drift_keep, self.pulls, far,
+                    targets,
+                )  # fmt: skip
+        if followed:
+            ag._after_follow(ag._all, pos)
+        if pulls:
+            ag.set_next_position(far[:pulls].copy(), targets[:pulls].copy())
         if self.foot_locks is not None:
             planted = self.animators.planted()
             legs = self._chains[0] + self._chains[1] + self._feet

@@ -119,3 +119,85 @@ def test_batch_rows_compute_remaining_distance_once_per_tick(warehouse_query) ->
         np.testing.assert_allclose(
             [batch.remaining(i) for i in range(4)], batch.agents.remaining_distance(), atol=1e-12
         )
+
+
+@pytest.mark.parametrize("dt", [0.0, -DT, float("nan"), float("inf")])
+@pytest.mark.parametrize("following", [True, False])
+def test_batch_refuses_a_bad_tick_length_before_changing_anything(warehouse_query, dt, following) -> None:
+    """Checked once per tick length, up front, whether or not a row follows a path (NavMeshError, as the
+    agents' own check)."""
+    from navigation.errors import NavMeshError
+
+    with World(load_scene("warehouse")) as w:
+        rng = np.random.default_rng(5)
+        p = np.array([warehouse_query.random_point(rng)[0] for _ in range(3)])
+        batch = LocomotionBatch(w, warehouse_query, p, np.zeros(3), agent=AGENT)
+        for view in batch.views:
+            if following:
+                view.set_destination(warehouse_query.random_point(rng)[0])
+            else:
+                view.move_freely(1.0, 0.5)
+        batch.before_physics(DT)
+        w.step()
+        batch.after_physics()
+        yaw, agents = batch.yaw.copy(), batch.agents.next_position.copy()
+        with pytest.raises(NavMeshError, match="dt"):
+            batch.before_physics(dt)
+        assert np.array_equal(batch.yaw, yaw) and np.array_equal(batch.agents.next_position, agents)
+        batch.before_physics(DT)  # and a good one still runs
+
+
+def test_batch_refuses_a_body_no_agent_can_follow(warehouse_query) -> None:
+    """A body pose that is not a finite point (physics blew up) is refused after the step, by the agents'
+    own check, as `AgentBatch.follow` refuses it."""
+    from navigation.errors import NavMeshError
+
+    with World(load_scene("warehouse")) as w:
+        p = np.array([warehouse_query.random_point(np.random.default_rng(6))[0] for _ in range(2)])
+        batch = LocomotionBatch(w, warehouse_query, p, np.zeros(2), agent=AGENT)
+        batch.before_physics(DT)
+        w.step()
+        w.poses.positions[batch._pose_rows[1], 0] = np.nan
+        with pytest.raises(NavMeshError, match="positions"):
+            batch.after_physics()
+
+
+@pytest.mark.parametrize("pivot_turns", [False, True])
+def test_batch_ticks_are_reproducible_to_the_bit(warehouse_query, pivot_turns) -> None:
+    """Two batches in two worlds, the same commands: identical bodies, facings, agents and animators, with
+    both the fused tick (`couple_and_drive`) and the pivot-turn one (`couple`, then `animate_and_drive`)."""
+    n, ticks = 5, 150
+    plan = _commands(np.random.default_rng(11), warehouse_query, n, ticks)
+    starts = np.array([warehouse_query.random_point(np.random.default_rng(12))[0] for _ in range(n)])
+    coupling = CouplingSettings(foot_lock=False, pivot_turns=pivot_turns)
+    runs = []
+    for _ in range(2):
+        with World(load_scene("warehouse")) as w:
+            batch = LocomotionBatch(w, warehouse_query, starts, np.zeros(n), agent=AGENT, coupling=coupling)
+            trail = []
+            for t in range(ticks):
+                for i, kind, a, b in plan.get(t, []):
+                    view = batch.views[i]
+                    if kind == "go":
+                        view.set_destination(a, speed=b)
+                    elif kind == "free":
+                        view.move_freely(a, b)
+                    else:
+                        view.warp(a)
+                batch.before_physics(DT)
+                w.step()
+                batch.after_physics()
+                trail.append(
+                    np.concatenate(
+                        [
+                            batch.positions.ravel(),
+                            batch.yaw,
+                            batch.agents.next_position.ravel(),
+                            batch.animators.phase,
+                            batch.command.ravel(),
+                        ]
+                    )
+                )
+            runs.append(np.array(trail))
+    assert np.array_equal(runs[0], runs[1])
+    assert np.isfinite(runs[0]).all()
