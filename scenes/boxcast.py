@@ -28,6 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -356,14 +357,15 @@ def cast_rows(half_extents: object, starts: object, ends: object, yaws: object, 
     s, e, h = _floats(starts), _floats(ends), _floats(half_extents)
     m = len(s) if s.ndim == 2 else -1
     yaw = np.zeros(max(m, 0)) if yaws is None else _floats(yaws)
-    if not (  # one check of every number, for the common case; the culprit is named when it fails
-        s.shape[1:] == (3,)
-        and e.shape == (m, 3)
-        and h.shape in ((3,), (m, 3))
-        and yaw.shape == (m,)
-        and _finite(np.concatenate([s.ravel(), e.ravel(), h.ravel(), yaw]))
-        and (h.size == 0 or np.minimum.reduce(h, axis=None) > 0)
-    ):
+    if not (s.shape[1:] == (3,) and e.shape == (m, 3) and h.shape in ((3,), (m, 3)) and yaw.shape == (m,)):
+        raise WorldError(_cast_rows_error(half_extents, starts, ends, yaws))
+    rows_s, rows_e, turn = list(map(tuple, s.tolist())), list(map(tuple, e.tolist())), yaw.tolist()
+    distinct = [tuple(h.tolist())] if h.ndim == 1 else list(map(tuple, h.tolist()))
+    halves = distinct * m if h.ndim == 1 else distinct
+    # plain Python over the floats the casts take anyway: no ufunc to run (cheaper with cold caches)
+    sizes = list(chain.from_iterable(distinct))
+    numbers = chain(chain.from_iterable(rows_s), chain.from_iterable(rows_e), turn, sizes)
+    if not (all(map(math.isfinite, numbers)) and all(v > 0.0 for v in sizes)):
         raise WorldError(_cast_rows_error(half_extents, starts, ends, yaws))
     skip: list[tuple[int, ...]] = [()] * m
     if ignore is not None:
@@ -374,8 +376,7 @@ def cast_rows(half_extents: object, starts: object, ends: object, yaws: object, 
                 f"got {_shown(ignore)}"
             )
         skip = list(map(tuple, (ids[:, None] if ids.ndim == 1 else ids).tolist()))
-    halves = [tuple(h.tolist())] * m if h.ndim == 1 else list(map(tuple, h.tolist()))
-    return halves, list(map(tuple, s.tolist())), list(map(tuple, e.tolist())), yaw.tolist(), skip
+    return halves, rows_s, rows_e, turn, skip
 
 
 def _cast_rows_error(half_extents: object, starts: object, ends: object, yaws: object) -> str:

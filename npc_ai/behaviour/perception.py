@@ -378,11 +378,11 @@ def probe_obstacles(
 
 
 # -- obstacle probes of many NPCs at once -----------------------------------------------------------------
-SMALL_BATCH = 4
+SMALL_BATCH = 3
 """`probe_obstacles_many` probes this many NPCs or fewer one by one (`probe_obstacles`: the same answers),
-the edge gaps still from one `edge_gaps` call: in a running simulation the batch's fixed costs (array
-checks, arrays of results: 0.1-0.3 ms with the caches cold after physics) exceed what it saves up to about
-four NPCs (measured with `python -m npc_ai.bench.probes`, warehouse, 100 NPCs)."""
+the edge gaps still from one `edge_gaps` call: in a running simulation (caches cold after physics) the
+batched casts' fixed costs (array checks, arrays of results) outweigh what they save up to three or four
+NPCs (measured with `python -m npc_ai.bench.probes` and by forcing group sizes, warehouse, 100 NPCs)."""
 
 EdgeGaps = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """`edge_gaps(origins (k, 3) [m], headings (k,) [rad], reach (k,) [m]) -> (k,) gaps [m]`: a second limit on

@@ -3,7 +3,9 @@ navmesh edge gap by one `NavMeshQuery.raycast` per heading, as `Simulation._mesh
 `probe_obstacles_many` call for all of them (`navmesh_edge_gaps`: one `raycast_many` per batch of headings).
 
 Both run on the same due NPCs of the same ticks of a real simulation (the NPCs that want a probe, picked
-from outside as the perceive phase picks them), and their answers are checked to be equal. Run::
+from outside as the perceive phase picks them), and their answers are checked to be equal. The per-NPC way
+reads each NPC's view, as the per-NPC perceive phase did; the batched call gets arrays, as the batched
+simulation holds them (their gathering here is not timed). Run::
 
     python -m npc_ai.bench.probes --npcs 100 --ticks 600 --runs 5
 
@@ -93,25 +95,28 @@ def _old(sim: Any, due: list[Any]) -> list[ObstacleProbe]:
     return out
 
 
-def _new(sim: Any, due: list[Any], edge_gaps: Any) -> ObstacleProbes | None:
-    """The batched call, with the gathering of its arrays from the NPC views counted in (not made when no
-    NPC is due, as the perceive phase would not make it)."""
-    if not due:
-        return None
+def _arrays(sim: Any, due: list[Any]) -> dict[str, Any]:
+    """The batched call's inputs: arrays the batched simulation holds already (gathered here from the NPC
+    views, untimed)."""
     ch = [npc.locomotor.character for npc in due]
-    return probe_obstacles_many(
-        sim.world,
-        bodies=np.array([npc.body for npc in due], dtype=np.int64),
-        feet=np.array([npc.position for npc in due]).reshape(-1, 3),
-        yaws=np.array([npc.yaw for npc in due], dtype=np.float64),
-        body_radius=np.array([c.radius for c in ch]),
-        height=np.array([c.height for c in ch]),
-        skin=np.array([npc.settings.probe_skin for npc in due]),
-        reach=np.array([npc.settings.probe_range for npc in due]),
-        obstacle_range=np.array([npc.settings.obstacle_range for npc in due]),
-        time=sim.world.time,
-        edge_gaps=edge_gaps,
-    )
+    return {
+        "bodies": np.array([npc.body for npc in due], dtype=np.int64),
+        "feet": np.array([npc.position for npc in due]).reshape(-1, 3),
+        "yaws": np.array([npc.yaw for npc in due], dtype=np.float64),
+        "body_radius": np.array([c.radius for c in ch]),
+        "height": np.array([c.height for c in ch]),
+        "skin": np.array([npc.settings.probe_skin for npc in due]),
+        "reach": np.array([npc.settings.probe_range for npc in due]),
+        "obstacle_range": np.array([npc.settings.obstacle_range for npc in due]),
+        "time": sim.world.time,
+    }
+
+
+def _new(sim: Any, inputs: dict[str, Any] | None, edge_gaps: Any) -> ObstacleProbes | None:
+    """The batched call (not made when no NPC is due, as the perceive phase would not make it)."""
+    if inputs is None:
+        return None
+    return probe_obstacles_many(sim.world, **inputs, edge_gaps=edge_gaps)
 
 
 def run_once(npcs: int, ticks: int, warmup: int, seed: int, scene: str) -> ProbeTiming:
@@ -135,13 +140,14 @@ def run_once(npcs: int, ticks: int, warmup: int, seed: int, scene: str) -> Probe
             due_n += len(due)
             reference: list[ObstacleProbe] = []
             batched: ObstacleProbes | None = None
+            inputs = _arrays(sim, due) if due else None
             for way in (0, 1) if k % 2 == 0 else (1, 0):  # alternate which goes first
                 before = calls.copy()
                 t0 = clock()
                 if way == 0:
                     reference = _old(sim, due)
                 else:
-                    batched = _new(sim, due, edge_gaps)
+                    batched = _new(sim, inputs, edge_gaps)
                 spent = clock() - t0
                 (old_t if way == 0 else new_t).append(spent)
                 (old_c if way == 0 else new_c).update(calls - before)
