@@ -18,7 +18,8 @@ from navigation.arguments import COORDINATE_LIMIT
 from navigation.kernel_cache import forget_stale_kernels
 from navigation.navmesh import NavMesh
 
-forget_stale_kernels(__file__, ("navigation.agent_kernels",))  # `inside` is compiled into these kernels
+# compiled into these kernels: `agent_kernels.inside`, and `arguments.COORDINATE_LIMIT` (a constant)
+forget_stale_kernels(__file__, ("navigation.agent_kernels", "navigation.arguments"))
 
 RAY_CLEAR = 0  # the whole segment is walkable
 RAY_WALL = 1  # a wall edge stops the walk
