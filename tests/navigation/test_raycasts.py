@@ -138,7 +138,8 @@ def test_warm_up_compiles_what_the_query_calls() -> None:
 
     mesh_kernels.warm_up()
     before = signatures()
-    assert all(before.values()), before
+    # private helpers compile into their callers: loaded from the disk cache, they keep no signature
+    assert all(n for name, n in before.items() if not name.startswith("_")), before
     query = _query("warehouse")
     starts, ends = random_rays(query, np.random.default_rng(1), 20)
     query.polygons_at(starts[0])
