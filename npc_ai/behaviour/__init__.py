@@ -7,7 +7,7 @@ with the transitions of `table.ALLOWED`; `Npc` is the thin view of one NPC that 
 
 from npc_ai.behaviour.batch import BehaviourBatch
 from npc_ai.behaviour.brain import Memory, Noise, Npc
-from npc_ai.behaviour.perception import ObstacleProbe
+from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings, BehaviourSettingsError
 from npc_ai.behaviour.states import decide
 from npc_ai.behaviour.table import ALLOWED, STATE_CODES, STATE_NAMES, TRANSITIONS, BehaviourError

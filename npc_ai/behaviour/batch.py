@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from navigation.angles import wrap_angle
-from npc_ai.behaviour.perception import ObstacleProbe
+from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
 from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER
 from npc_ai.body.batch import LocomotionBatch

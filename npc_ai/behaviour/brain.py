@@ -15,7 +15,7 @@ import numpy as np
 
 from navigation.angles import turn_toward
 from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, NpcEnv, xyz
-from npc_ai.behaviour.perception import ObstacleProbe
+from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
 from npc_ai.behaviour.table import STATE_NAMES, BehaviourError
 from npc_ai.body.batch import LocomotorView

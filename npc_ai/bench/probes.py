@@ -30,7 +30,7 @@ import numpy as np
 
 import scenes
 from navigation.query import NavMeshQuery
-from npc_ai.behaviour.perception import (
+from npc_ai.behaviour.probes import (
     ObstacleProbe,
     ObstacleProbes,
     navmesh_edge_gaps,

@@ -29,13 +29,8 @@ from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
 from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, states
 from npc_ai.behaviour.batch import xyz as _xyz
-from npc_ai.behaviour.perception import (
-    EYE_CLEARANCE,
-    Perception,
-    heard,
-    navmesh_edge_gaps,
-    probe_obstacles_many,
-)
+from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard
+from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from navigation.query import NavMeshQuery
-from npc_ai.behaviour.perception import (
+from npc_ai.behaviour.perception import PerceptionError
+from npc_ai.behaviour.probes import (
     ObstacleProbe,
     ObstacleProbes,
-    PerceptionError,
     navmesh_edge_gaps,
     probe_obstacles,
     probe_obstacles_many,
@@ -131,7 +131,7 @@ def test_random_groups_of_npcs_match_one_by_one(warehouse, seed: int, m: int, ed
 @pytest.mark.parametrize("small_batch", [0, 4, 10])
 def test_small_groups_one_by_one_or_batched_match(warehouse, monkeypatch, small_batch: int) -> None:
     """Groups of up to `SMALL_BATCH` NPCs are probed one by one: both ways give the same answers."""
-    from npc_ai.behaviour import perception
+    from npc_ai.behaviour import probes as perception
 
     monkeypatch.setattr(perception, "SMALL_BATCH", small_batch)
     world, query, npcs = warehouse
