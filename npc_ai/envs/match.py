@@ -45,7 +45,8 @@ class Tally:
     """What happened during one env step (the rewards are made from it).
 
     Attributes:
-        seen_s: time the player was seen by at least one guard [s].
+        seen_s: time the learning player was seen by at least one guard [s] (its reward's detection
+            term; not counted, 0, when the player is scripted: no reward reads it then).
         guard_sight_s: per guard, time it saw the player [s].
         hits: per guard, hits it scored on the player this step.
         goals: goals the player reached this step.
@@ -176,7 +177,8 @@ class Match:
     def _guard_controller(self, index: int) -> NpcController:
         def control(npc: Npc, time: float) -> None:
             cmd = self.commands[index]
-            if npc.memory is not None and npc.memory.age(time) > npc.settings.memory_expiry_s:
+            memory = npc.memory
+            if memory is not None and memory.age(time) > npc.settings.memory_expiry_s:
                 npc.memory = None
             npc.walk(cmd.speed, npc.yaw + cmd.turn_rate * npc.dt)
             if npc.sees:
@@ -219,11 +221,8 @@ class Match:
             raise EnvError("the env's world is not ready: call reset() first")
         n = len(sim.npcs)
         self.tally = Tally(guard_sight_s=np.zeros(n), hits=np.zeros(n, dtype=np.int64))
-        scripted_player = self.player_command is None
-        for _ in range(cfg.frame_skip):
+        for _ in range(cfg.frame_skip):  # the learning player's controller counts seen_s
             sim.step()
-            if scripted_player and any(npc.sees for npc in sim.npcs):
-                self.tally.seen_s += sim.dt
         self.steps += 1
         hits = np.array([npc.hits for npc in sim.npcs], dtype=np.int64)
         self.tally.hits = hits - self._hits_before
