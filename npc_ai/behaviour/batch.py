@@ -137,6 +137,11 @@ class BehaviourBatch:
         self.names, self.rngs = list(names), list(rngs)
         self.settings: list[BehaviourSettings] = list(settings)
         self.routes = [tuple(np.asarray(p, dtype=np.float64) for p in r) for r in routes]
+        longest = max((len(r) for r in self.routes), default=0)
+        self.route_points = np.zeros((n, max(1, longest), 3))  # the routes, padded [m]
+        for i, r in enumerate(self.routes):
+            self.route_points[i, : len(r)] = np.asarray(r).reshape(-1, 3)
+        self.rows = np.arange(n)
         self.cfg = SettingsArrays(n)
         for i, s in enumerate(self.settings):
             self.cfg.load(i, s, self.dt)
@@ -236,7 +241,7 @@ class BehaviourBatch:
         """Follow navmesh paths to `goals` (m, 3) at top speeds `speeds` (m,) [m/s]; re-plans only the
         rows whose goal or speed changed. Returns (m,) bool: has a path (False: start off the mesh)."""
         same = (self.goal_speed[rows] == speeds) & (self.goal[rows] == goals).all(axis=1)
-        for k in np.flatnonzero(~same).tolist():
+        for k in (~same).nonzero()[0].tolist():
             self.plan(int(rows[k]), goals[k], float(speeds[k]))
         return self.locomotion.agents.has_path[rows]
 
@@ -290,7 +295,7 @@ class BehaviourBatch:
             self.memory_position[k] = feet
             self.memory_time[k] = t
             self.memory_source[k] = SIGHT
-        for k in np.flatnonzero(seen != self.sees[rows]).tolist():
+        for k in (seen != self.sees[rows]).nonzero()[0].tolist():
             self.sight_row(int(rows[k]), points[k] if seen[k] else None, feet if seen[k] else None)
 
     def sight_row(self, i: int, point: np.ndarray | None, feet: np.ndarray | None) -> None:

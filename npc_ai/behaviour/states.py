@@ -85,8 +85,9 @@ def _wander(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
         nudge = b.probe_nudge[p]
         veer = ~away & ~turning & (nudge != 0)  # brushing past something: veer away from it
         b.wander_heading[p[veer]] = wrap_angle(yaw[p[veer]] + nudge[veer] * NUDGE)
-    calm = rows[~probed]
-    b.wander_cap[calm[~((b.wander_speed[calm] > 0.0) | (b.speed_param[calm] > 0.05))]] = math.inf
+    # not probed, not meaning to move, legs at rest: no speed limit
+    still = ~probed & (b.wander_speed[rows] <= 0.0) & (b.speed_param[rows] <= 0.05)
+    b.wander_cap[rows[still]] = math.inf
     heading = turn_toward(yaw[rows], b.wander_heading[rows], c.turn_step[rows])
     b.walk(rows, np.minimum(speed, b.wander_cap[rows]), heading)
 
@@ -96,9 +97,7 @@ def _patrol(b: BehaviourBatch, rows: np.ndarray, k: Tick) -> None:
     rows = k.interrupt(rows)
     if not rows.size:
         return
-    walk = b.cfg.walk_speed[rows]
-    targets = np.array([b.routes[i][b.waypoint[i]] for i in rows.tolist()]).reshape(-1, 3)
-    ok = b.go_to(rows, targets, walk)
+    ok = b.go_to(rows, b.route_points[rows, b.waypoint[rows]], b.cfg.walk_speed[rows])
     done = ~ok | b.arrived(rows, k.positions)
     for i in rows[done].tolist():
         b.waypoint[i] = (b.waypoint[i] + 1) % len(b.routes[i])
@@ -168,7 +167,7 @@ def _pursue(b: BehaviourBatch, rows: np.ndarray, k: Tick, speeds: np.ndarray) ->
     arrived = b.arrived(rows, k.positions)
     late = t - b.pursuit_started[rows] > b.cfg.chase_timeout_s[rows]
     end = ~ok | arrived | late
-    for j in np.flatnonzero(end).tolist():
+    for j in end.nonzero()[0].tolist():
         i = int(rows[j])
         target = xyz(b.pursuit_goal[i])
         if not ok[j]:
@@ -221,17 +220,18 @@ def decide(b: BehaviourBatch, active: np.ndarray | None = None) -> None:
     """One decide phase for the `active` rows (an (n,) bool mask; None: all): forget stale memories,
     run each state's rule over its rows, enter the states that fired (row order), count state time."""
     t = b.env.time
-    act = np.ones(b.n, dtype=bool) if active is None else active
-    stale = act & b.has_memory & (t - b.memory_time > b.cfg.memory_expiry_s)
-    b.has_memory[stale] = False
+    if active is None:  # the memories of controlled NPCs are their controllers' business
+        b.has_memory &= t - b.memory_time <= b.cfg.memory_expiry_s
+        codes = b.state
+    else:
+        b.has_memory &= (t - b.memory_time <= b.cfg.memory_expiry_s) | ~active
+        codes = np.where(active, b.state, NONE)
     k = Tick(b, t)
-    state = b.state
-    codes = state if active is None else np.where(act, state, NONE)
-    for code in np.flatnonzero(np.bincount(codes + 1, minlength=len(RULES) + 1)[1:]).tolist():
+    for code in np.bincount(codes + 1, minlength=len(RULES) + 1)[1:].nonzero()[0].tolist():
         RULES[code](b, (codes == code).nonzero()[0], k)
-    fired = np.flatnonzero(k.next != NONE)
+    fired = (k.next != NONE).nonzero()[0]
     if fired.size or k.notes:
-        check_transitions(state[fired], k.next[fired])
+        check_transitions(b.state[fired], k.next[fired])
         notes: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         for i, event, data in k.notes:
             notes.setdefault(i, []).append((event, data))
@@ -240,8 +240,11 @@ def decide(b: BehaviourBatch, active: np.ndarray | None = None) -> None:
                 b.record(i, event, **data)
             if k.next[i] != NONE:
                 enter(b, i, int(k.next[i]))
-    rows = np.flatnonzero(act)
-    b.state_time[rows, b.state[rows]] += b.dt
+    if active is None:
+        b.state_time[b.rows, b.state] += b.dt
+    else:
+        rows = active.nonzero()[0]
+        b.state_time[rows, b.state[rows]] += b.dt
 
 
 def start(b: BehaviourBatch) -> None:
