@@ -81,7 +81,8 @@ def egocentric(points: np.ndarray, origin: np.ndarray, yaw: float) -> np.ndarray
 def scan_rays(
     centres: np.ndarray, yaws: np.ndarray, rays: int, ray_range: float, clearance: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end points ((a * rays, 3) each) of every agent's scan, agent after agent.
+    """Start and end points ((a * rays, 3) each) of every agent's scan, agent after agent: the numpy form of
+    what `Senses.cast` computes in `npc_ai.envs.kernels.ray_ends` (the tests hold them equal).
 
     Args:
         centres: (a, 3) ray origins [m] (on the body's axis). yaws: (a,) facings [rad].
@@ -183,7 +184,8 @@ def target_rows(
     alert: np.ndarray,
 ) -> np.ndarray:
     """(slots, 9) float32 target rows (TARGET_FIELDS) seen from `origin` facing `yaw`; rows with
-    known = False are all zero.
+    known = False are all zero. The numpy form, for one observer, of `npc_ai.envs.observe.target_rows` (which
+    the envs use: plain floats for the few known rows; the tests hold them equal bit for bit).
 
     Args:
         known, visible, alert: (slots,) bool. positions: (slots, 3) last known positions [m].
