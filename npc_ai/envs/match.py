@@ -275,7 +275,7 @@ class Match:
     # -- perception of the learning player ------------------------------------------------------------------
     def player_sight_rays(
         self, here: np.ndarray, positions: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, list[list[float]], list[list[float]]]:
         """(candidates, starts, ends): the guards inside the player's view (range and half angle) and the
         rays from its eye to their chests.
 
@@ -289,16 +289,27 @@ class Match:
         chests = positions.reshape(-1, 3) + _CHEST  # every guard at once
         d = chests[:, :2] - eye[:2]
         dist = np.hypot(d[:, 0], d[:, 1])
-        bearing = np.abs(wrap_angle(np.arctan2(d[:, 1], d[:, 0]) - sim.player.yaw))
-        cand = np.flatnonzero((dist <= cfg.sight_range) & (bearing <= self._sight_half_angle))
-        if not cand.size:
-            return cand, np.zeros((0, 3)), np.zeros((0, 3))
-        v = chests[cand] - eye
-        # np.linalg.norm(v, axis=1, keepdims=True), as numpy computes it, without its Python around
-        norm = np.sqrt(np.add.reduce(v * v, axis=1, keepdims=True))
-        unit = v / np.maximum(norm, 1e-9)
-        clearance = self.player_radius + 0.05
-        return cand, eye + unit * clearance, chests[cand]
+        bearing = wrap_angle(np.arctan2(d[:, 1], d[:, 0]) - sim.player.yaw)
+        reach, half = cfg.sight_range, self._sight_half_angle
+        cand = [
+            i
+            for i, (r, b) in enumerate(zip(dist.tolist(), bearing.tolist(), strict=True))
+            if r <= reach and abs(b) <= half
+        ]
+        if not cand:
+            return np.zeros(0, dtype=np.int64), [], []
+        # plain floats for the few candidates: the same arithmetic as numpy's (v / max(|v|, 1e-9), with
+        # |v| summed as np.linalg.norm sums it: (x^2 + y^2) + z^2)
+        (ex, ey, ez), clearance = eye.tolist(), self.player_radius + 0.05
+        starts, ends = [], []
+        for cx, cy, cz in chests[cand].tolist():
+            vx, vy, vz = cx - ex, cy - ey, cz - ez
+            norm = max(math.sqrt((vx * vx + vy * vy) + vz * vz), 1e-9)
+            starts.append(
+                [ex + vx / norm * clearance, ey + vy / norm * clearance, ez + vz / norm * clearance]
+            )
+            ends.append([cx, cy, cz])
+        return np.array(cand, dtype=np.int64), starts, ends
 
     def update_player_memory(
         self, candidates: np.ndarray, first_hit: np.ndarray, positions: np.ndarray

@@ -130,8 +130,8 @@ class Senses:
         feet: np.ndarray,
         yaws: np.ndarray,
         radii: np.ndarray,
-        los_from: np.ndarray | None = None,
-        los_to: np.ndarray | None = None,
+        los_from: np.ndarray | list[list[float]] | None = None,
+        los_to: np.ndarray | list[list[float]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Scan for a agents and test k lines of sight, in one batch.
 
@@ -153,9 +153,11 @@ class Senses:
         check = starts.sum() + ends.sum()
         starts_list, ends_list = starts.tolist(), ends.tolist()
         if los_from is not None and los_to is not None and len(los_from):
-            check += los_from.sum() + los_to.sum()
-            starts_list += los_from.tolist()
-            ends_list += los_to.tolist()
+            line_from = los_from.tolist() if isinstance(los_from, np.ndarray) else los_from
+            line_to = los_to.tolist() if isinstance(los_to, np.ndarray) else los_to
+            check += sum(map(sum, line_from)) + sum(map(sum, line_to))
+            starts_list += line_from
+            ends_list += line_to
         if not math.isfinite(check):  # a NaN or inf somewhere: World.ray_test raises, saying what is wrong
             self.world.ray_test(np.array(starts_list).reshape(-1, 3), np.array(ends_list).reshape(-1, 3))
         results: list[Any] = []
