@@ -10,7 +10,7 @@ Typical use::
 """
 
 from scenes import groups
-from scenes._bullet import new_client as new_client  # public; joins __all__ once docs/api.md lists it
+from scenes._bullet import new_client
 from scenes.boxcast import BoxCastHit
 from scenes.errors import SceneError, WorldError, WorldSettingsError
 from scenes.events import Event, EventLog
@@ -52,6 +52,7 @@ __all__ = [
     "load_builtin",
     "load_scene",
     "load_scene_file",
+    "new_client",
     "parse_scene",
     "scene_from_dict",
 ]
