@@ -11,7 +11,7 @@ from npc_ai.sim import Simulation, SimulationSettings
 from scenes import load_scene
 
 
-def _run(split: int | None, seconds: float = 12.0) -> Simulation:
+def _run(split: int | None, seconds: float = 8.0) -> Simulation:
     sim = Simulation(load_scene("warehouse"), seed=4, settings=SimulationSettings(npcs=24))
     if split is not None:
         decide = states.decide
@@ -43,7 +43,7 @@ def _by_npc(sim: Simulation) -> dict[str, list[tuple[float, str]]]:
     return out
 
 
-@pytest.mark.parametrize("split", [2, 3])
+@pytest.mark.parametrize("split", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_rows_are_independent(split: int) -> None:
     """Deciding the NPCs in separate groups gives every NPC the same events, states and positions as
     deciding them all at once (a mask or an index that mixed rows up would break this)."""

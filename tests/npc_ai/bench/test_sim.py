@@ -168,6 +168,7 @@ def test_json_shape(tmp_path: Path, capsys) -> None:
     assert "npc-ticks/s" in out_text and "% tick" not in out_text  # no profile unless asked
 
 
+@pytest.mark.slow  # a CLI process that benchmarks: the slow set (CI runs it)
 def test_cli_profile_and_plot(tmp_path: Path) -> None:
     png = tmp_path / "sim.png"
     args = ["bench", "sim", "--scene", "arena", "--sizes", "2", "--seconds", "0.2", "--profile"]
@@ -187,6 +188,7 @@ def test_cli_profile_and_plot(tmp_path: Path) -> None:
     assert data.startswith(PNG_SIGNATURE) and len(data) > 1024
 
 
+@pytest.mark.slow  # CLI processes: the slow set (CI runs it)
 def test_cli_refuses_bad_sizes_and_plot_paths(tmp_path: Path) -> None:
     out = npc_ai("bench", "sim", "--sizes", "0")
     assert out.returncode == 2 and "positive integer" in out.stderr

@@ -48,10 +48,18 @@ def scene_query(name: str, tmp_path_factory) -> NavMeshQuery:
 )
 @pytest.mark.parametrize(
     ("scene", "waypoints"),
-    [
+    [  # arena in the default suite; the bigger levels in the slow set (CI runs both)
         ("arena", [(-10, -10, 0), (10, -12, 0), (12, 10, 0), (-10, 11, 0)]),
-        ("warehouse", [(-17.5, -13.5, 0), (18.0, 6.5, 0), (10.0, 11.5, 0), (-17.0, 12.5, 0)]),
-        ("compound", [(-16, -16, 0), (-10, 8, 3), (10, 8, 3), (0, 8, 0), (0, -12, 0)]),
+        pytest.param(
+            "warehouse",
+            [(-17.5, -13.5, 0), (18.0, 6.5, 0), (10.0, 11.5, 0), (-17.0, 12.5, 0)],
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "compound",
+            [(-16, -16, 0), (-10, 8, 3), (10, 8, 3), (0, 8, 0), (0, -12, 0)],
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_npc_reaches_a_series_of_destinations(mode, scene, waypoints, tmp_path_factory) -> None:
@@ -142,6 +150,7 @@ def test_writing_next_position_pulls_the_agent_not_the_body(room_query: NavMeshQ
         np.testing.assert_allclose(legs.position, body)  # update_position is off: the body is physics'
 
 
+@pytest.mark.slow  # 16 s: the slow set (CI runs it)
 def test_root_motion_plants_its_feet_better_than_agent_drives_on_the_same_route(
     room_query: NavMeshQuery,
 ) -> None:
