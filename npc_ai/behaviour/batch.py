@@ -22,7 +22,7 @@ import numpy as np
 from navigation.angles import wrap_angle
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
-from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER
+from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER, BehaviourError
 from npc_ai.body.batch import LocomotionBatch
 
 if TYPE_CHECKING:
@@ -199,8 +199,6 @@ class BehaviourBatch:
     def set_settings(self, i: int, settings: BehaviourSettings) -> None:
         """Row i's archetype settings change (the research envs tweak the scripted guards)."""
         if not isinstance(settings, BehaviourSettings):
-            from npc_ai.behaviour.table import BehaviourError
-
             raise BehaviourError(f"settings must be BehaviourSettings, got {type(settings).__name__}")
         self.settings[i] = settings
         self.cfg.load(i, settings, self.dt)

@@ -55,10 +55,6 @@ class Noise:
     time: float
 
 
-def _xyz(p: np.ndarray) -> list[float]:
-    return xyz(p)
-
-
 class Npc:
     """One enemy: row `index` of the simulation's `BehaviourBatch`.
 
@@ -242,9 +238,6 @@ class Npc:
     def record(self, event: str, **data: Any) -> None:
         self.env.record(self, event, data)
 
-    def _dist(self, p: np.ndarray) -> float:
-        return self.batch.distance(self.index, p)
-
     # -- motor helpers (intents) -----------------------------------------------------------------------
     def smooth_speed(self, target: float) -> float:
         """Move the speed parameter toward `target` [m/s] with the archetype's time constant; return it."""
@@ -280,4 +273,4 @@ class Npc:
         return bool(self.batch.arrived(rows, self.batch.positions())[0])
 
     def __repr__(self) -> str:
-        return f"Npc({self.name!r}, {self.state}, at {_xyz(self.position)})"
+        return f"Npc({self.name!r}, {self.state}, at {xyz(self.position)})"
