@@ -84,6 +84,11 @@ def point(value: object, name: str, *, any_height: bool = False) -> np.ndarray:
     Raises:
         NavMeshError: not 2 or 3 real numbers, a non-finite coordinate, or one beyond COORDINATE_LIMIT.
     """
+    return np.array(xyz(value, name, any_height=any_height))
+
+
+def xyz(value: object, name: str, *, any_height: bool = False) -> tuple[float, float, float]:
+    """`point` as a tuple of 3 floats [m] (no array: the cheap form for a per-query check)."""
     c = _coordinates(value)
     if c is not None:
         x, y = c[0], c[1]
@@ -93,7 +98,7 @@ def point(value: object, name: str, *, any_height: bool = False) -> np.ndarray:
             and abs(y) <= COORDINATE_LIMIT
             and (abs(z) <= COORDINATE_LIMIT or (math.isnan(z) and (any_height or len(c) == 2)))
         ):
-            return np.array([x, y, z])
+            return x, y, z
     nan = " (z may be NaN: any height)" if any_height else ""
     raise NavMeshError(
         f"{name} must be 2 or 3 finite numbers [m]{nan} with |x|, |y|, |z| <= {_LIMIT}, got {shown(value)}"

@@ -1,4 +1,5 @@
-"""Polyanya: exact any-angle shortest paths over a navmesh (Cui, Harabor and Grastien, IJCAI 2017).
+"""Polyanya: exact any-angle shortest paths over a navmesh (Cui, Harabor and Grastien, IJCAI 2017), as one
+compiled kernel (numba, ``cache=True``, no fast-math) over flat arrays.
 
 A search node is a root point (the start, or a mesh corner the path turns at) and an interval on an
 edge of the next polygon, seen from the root. Expanding a node projects the interval through the polygon:
@@ -6,25 +7,103 @@ the far edges it sees keep the root (observable successors); if an interval end 
 edges hidden behind it get that vertex as their new root (non-observable successors). The heuristic is
 the Euclidean distance from the root to the goal through the interval (goal mirrored across the interval
 line when on the root's side), so the first goal node popped is an optimal path. Costs are horizontal
-distances [m]. Pure Python scalar maths: polygons have a handful of edges, numpy per node would be slower.
+distances [m].
+
+The mesh is read from `SearchMesh` (CSR arrays: per polygon a run of corners in `offsets`; per corner its
+(x, y), vertex id, the polygon across the edge that starts there and that edge's index in it). Nodes,
+roots and the open list are flat arrays that grow by doubling; the per-vertex best root costs and the
+start/goal polygon marks are reused from query to query through a stamp (no clearing).
 """
 
 from __future__ import annotations
 
-import heapq
+import math
 from dataclasses import dataclass
-from math import hypot, inf, sqrt
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from navigation.navmesh import NavMesh
 
-# A search node: (root index, left x, left y, right x, right y, left vertex id, right vertex id, polygon,
-# edge of the polygon the interval lies on, parent node index, g of the root). Vertex ids are -1 for
-# interval ends inside an edge.
-_Node = tuple[int, float, float, float, float, int, int, int, int, int, float]
-# A root: (x, y, vertex id or -1 for the start, parent root index, g = path length to it [m]).
-_Root = tuple[float, float, int, int, float]
+FOUND = 0  # a path was found
+NO_PATH = 1  # the goal is not reachable from the start
+BUDGET_EXCEEDED = 2  # the search stopped after `max_nodes` expansions
+
+_CORNER = 1  # `SearchMesh.vertex_flags` bit: the vertex is on a wall edge (paths may turn there)
+_AMBIGUOUS = 2  # bit: on more than two wall edges (two wall chains touch there: no pruning by root cost)
+
+
+class SearchMesh(NamedTuple):
+    """A navmesh as the search kernel reads it (made once per mesh by `search_mesh`).
+
+    Attributes:
+        offsets: (P + 1,) int64, polygon p's corners are rows offsets[p] .. offsets[p + 1] - 1.
+        xy: (E, 2) float64 corner positions [m], counter-clockwise per polygon.
+        vertex: (E,) int64 mesh vertex id of each corner.
+        across: (E,) int64 polygon across the edge from corner i to the next (-1: a wall).
+        back: (E,) int64 index, within the polygon across, of the same edge (-1: a wall).
+        vertex_flags: (V,) int64 bits: 1 the vertex is on a wall edge, 2 on more than two.
+        eps: points closer than this are the same point [m].
+        otol: orientation tests closer to 0 than this count as collinear [m^2].
+    """
+
+    offsets: np.ndarray
+    xy: np.ndarray
+    vertex: np.ndarray
+    across: np.ndarray
+    back: np.ndarray
+    vertex_flags: np.ndarray
+    eps: float
+    otol: float
+
+
+def search_mesh(mesh: NavMesh) -> SearchMesh:
+    """The flat arrays the search reads, built from the mesh's CSR polygons with numpy."""
+    off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
+    n_corners = pv.shape[0]
+    poly_of = np.repeat(np.arange(mesh.polygon_count), np.diff(off))
+    nxt = np.arange(n_corners) + 1
+    nxt[off[1:] - 1] = off[:-1]
+    # the edge a -> b of p is b -> a in the polygon across: find it by its (start, end) vertex pair
+    key = pv * np.int64(mesh.vertices.shape[0]) + pv[nxt]
+    rev = pv[nxt] * np.int64(mesh.vertices.shape[0]) + pv
+    order = np.argsort(key, kind="stable")
+    pos = np.searchsorted(key[order], rev)
+    pos = np.minimum(pos, n_corners - 1)
+    other = order[pos]
+    ok = (nb >= 0) & (key[other] == rev) & (poly_of[other] == nb)
+    back = np.where(ok, other - off[poly_of[other]], -1).astype(np.int64)
+    across = np.where(ok, nb, -1).astype(np.int64)
+    walls = nb < 0
+    wall_count = np.zeros(mesh.vertices.shape[0], dtype=np.int64)
+    np.add.at(wall_count, pv[walls], 1)
+    np.add.at(wall_count, pv[nxt[walls]], 1)
+    flags = np.where(wall_count > 0, _CORNER, 0) | np.where(wall_count > 2, _AMBIGUOUS, 0)
+    return SearchMesh(
+        np.ascontiguousarray(off, dtype=np.int64),
+        np.ascontiguousarray(mesh.vertices[pv, :2], dtype=np.float64),
+        np.ascontiguousarray(pv, dtype=np.int64),
+        across,
+        back,
+        flags.astype(np.int64),
+        float(mesh.length_epsilon),
+        float(1e-12 * mesh.length_scale**2),
+    )
+
+
+class SearchScratch:
+    """Per-query-object memory the kernel reuses: per vertex the best cost of a root there and its stamp,
+    per polygon the stamps marking start and goal polygons, and the stamp counter (one search, one stamp:
+    nothing is cleared between searches)."""
+
+    def __init__(self, mesh: SearchMesh) -> None:
+        nv = mesh.vertex_flags.shape[0]
+        npoly = mesh.offsets.shape[0] - 1
+        self.root_g = np.zeros(nv)
+        self.root_stamp = np.zeros(nv, dtype=np.int64)
+        self.marks = np.zeros((2, npoly), dtype=np.int64)  # row 0 start, row 1 goal
+        self.stamp = np.zeros(1, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -51,302 +130,499 @@ class SearchResult:
         return len(self.points) > 0
 
 
-def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
-    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-
-
 class Polyanya:
     """Reusable exact any-angle search over one NavMesh (2-D, the mesh's horizontal projection)."""
 
     def __init__(self, mesh: NavMesh) -> None:
-        loops = mesh.loops
-        self._pxy, self._pvid, self._pnb = loops.xy, loops.vertex_ids, loops.neighbors
-        n = mesh.polygon_count
-        v = mesh.vertices
-        off, pv, nb = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors
-        # pback[p][k]: the edge index, in the polygon across edge k of p, of the same edge (-1 for a wall)
-        self._pback: list[list[int]] = []
-        for p in range(n):
-            back = []
-            for k, q in enumerate(self._pnb[p]):
-                if q < 0:
-                    back.append(-1)
-                    continue
-                a, b = self._pxy[p][k], self._pxy[p][(k + 1) % len(self._pxy[p])]
-                kq = len(self._pnb[q])
-                found = -1
-                for j in range(kq):
-                    if self._pnb[q][j] == p and self._pxy[q][j] == b and self._pxy[q][(j + 1) % kq] == a:
-                        found = j
-                        break
-                back.append(found)
-            self._pback.append(back)
-        # corners: vertices on a wall edge (where paths may turn); ambiguous: on more than two wall edges
-        wall_count = np.zeros(v.shape[0], dtype=np.int64)
-        walls = nb < 0
-        nxt = np.arange(pv.shape[0]) + 1
-        nxt[off[1:] - 1] = off[:-1]
-        np.add.at(wall_count, pv[walls], 1)
-        np.add.at(wall_count, pv[nxt[walls]], 1)
-        self._corner: list[bool] = (wall_count > 0).tolist()
-        self._ambiguous: list[bool] = (wall_count > 2).tolist()
-        self.eps = mesh.length_epsilon  # [m] points closer than this are the same point
-        self._otol = 1e-12 * mesh.length_scale**2  # [m^2] orientation tests closer to 0 are collinear
+        self.arrays = search_mesh(mesh)
+        self.scratch = SearchScratch(self.arrays)
+        self.eps = self.arrays.eps
 
-    # --- geometry helpers -------------------------------------------------------------------------
-    def _h(
-        self, Rx: float, Ry: float, lx: float, ly: float, rx: float, ry: float, gx: float, gy: float
-    ) -> float:
-        ex, ey = rx - lx, ry - ly
-        d2 = ex * ex + ey * ey
-        if d2 > 0.0:
-            sr = ex * (Ry - ly) - ey * (Rx - lx)
-            sg = ex * (gy - ly) - ey * (gx - lx)
-            if sr * sg > 0.0:
-                t = ((gx - lx) * ex + (gy - ly) * ey) / d2
-                gx, gy = 2.0 * (lx + t * ex) - gx, 2.0 * (ly + t * ey) - gy
-        if _orient(Rx, Ry, rx, ry, gx, gy) >= 0.0 and _orient(Rx, Ry, lx, ly, gx, gy) <= 0.0:
-            return hypot(gx - Rx, gy - Ry)
-        return min(
-            hypot(lx - Rx, ly - Ry) + hypot(gx - lx, gy - ly),
-            hypot(rx - Rx, ry - Ry) + hypot(gx - rx, gy - ry),
-        )
-
-    def _on_segment(self, px: float, py: float, ax: float, ay: float, bx: float, by: float) -> bool:
-        ex, ey = bx - ax, by - ay
-        d2 = ex * ex + ey * ey
-        if d2 == 0.0:
-            return hypot(px - ax, py - ay) <= self.eps
-        t = ((px - ax) * ex + (py - ay) * ey) / d2
-        tol = self.eps / sqrt(d2)
-        return -tol <= t <= 1.0 + tol
-
-    # --- search -----------------------------------------------------------------------------------
     def search(
         self,
         start: tuple[float, float],
         start_polys: list[int],
         goal: tuple[float, float],
-        goal_polys: set[int],
+        goal_polys: set[int] | list[int],
         max_nodes: int = 200_000,
     ) -> SearchResult:
         """Shortest path from start to goal.
 
         Args:
+            start, goal: (x, y) [m].
             start_polys: every polygon containing the start (several when it lies on an edge or vertex).
             goal_polys: every polygon containing the goal.
             max_nodes: node budget; the search gives up (`budget_exceeded`) after expanding more.
         Returns:
             the path (`found`), or why there is none: no path exists, or the budget ran out.
         """
-        sx, sy = start
-        gx, gy = goal
-        common = [p for p in start_polys if p in goal_polys]
-        if common:
-            return SearchResult(((sx, sy, -1), (gx, gy, -1)), (common[0],), hypot(gx - sx, gy - sy), 0)
-        pxy, pvid, pnb, pback = self._pxy, self._pvid, self._pnb, self._pback
-        corner, ambiguous = self._corner, self._ambiguous
-        eps, otol = self.eps, self._otol
-        h = self._h
-        # roots: (x, y, vid, parent root, g); nodes: (root, lx, ly, rx, ry, lvid, rvid, poly, edge, parent, g)
-        roots: list[_Root] = [(sx, sy, -1, -1, 0.0)]
-        nodes: list[_Node] = []
-        origin: dict[int, int] = {}
-        root_g: dict[int, float] = {}
-        heap: list[tuple[float, int, int]] = []
-        start_set = set(start_polys)
-        for p0 in start_polys:
-            xy, nbs, back = pxy[p0], pnb[p0], pback[p0]
-            k = len(xy)
-            for j in range(k):
-                q = nbs[j]
-                if q < 0 or q in start_set or back[j] < 0:
-                    continue
-                e2 = back[j]
-                kq = len(pxy[q])
-                (lx, ly), (rx, ry) = pxy[q][e2], pxy[q][(e2 + 1) % kq]
-                idx = len(nodes)
-                nodes.append((0, lx, ly, rx, ry, pvid[q][e2], pvid[q][(e2 + 1) % kq], q, e2, -1, 0.0))
-                origin[idx] = p0
-                heapq.heappush(heap, (h(sx, sy, lx, ly, rx, ry, gx, gy), idx, 0))
-        popped = 0
-        while heap:
-            f, idx, final = heapq.heappop(heap)
-            node = nodes[idx]
-            ri, lx, ly, rx, ry, lvid, rvid, p, e, _parent, g = node
-            Rx, Ry, Rvid, _, Rg = roots[ri]
-            if final:
-                points, corridor = self._reconstruct(roots, nodes, origin, idx, final, gx, gy)
-                return SearchResult(points, corridor, f, popped)
-            if Rvid >= 0 and not ambiguous[Rvid] and Rg > root_g.get(Rvid, Rg) + eps:
-                continue
-            popped += 1
-            if popped > max_nodes:
-                return SearchResult((), (), inf, max_nodes, budget_exceeded=True)
-            xy, nbs, back = pxy[p], pnb[p], pback[p]
-            k = len(xy)
-            ax, ay = xy[e]
-            bx, by = xy[(e + 1) % k]
-            elen = hypot(bx - ax, by - ay)
-            side = (bx - ax) * (Ry - ay) - (by - ay) * (Rx - ax)
-            collinear = abs(side) <= eps * elen
-            if p in goal_polys:
-                if collinear:
-                    if self._on_segment(Rx, Ry, lx, ly, rx, ry):
-                        via = 0
-                    else:
-                        via = 1 if hypot(lx - Rx, ly - Ry) < hypot(rx - Rx, ry - Ry) else 2
-                elif _orient(Rx, Ry, rx, ry, gx, gy) < 0.0:
-                    via = 2  # around the right end
-                elif _orient(Rx, Ry, lx, ly, gx, gy) > 0.0:
-                    via = 1  # around the left end
-                else:
-                    via = 0
-                if via == 0:
-                    cost = g + hypot(gx - Rx, gy - Ry)
-                elif via == 1:
-                    cost = g + hypot(lx - Rx, ly - Ry) + hypot(gx - lx, gy - ly)
-                else:
-                    cost = g + hypot(rx - Rx, ry - Ry) + hypot(gx - rx, gy - ry)
-                heapq.heappush(heap, (cost, idx, 3 if via == 0 else via))
-            # successor pieces: (root index, t, u0, u1)
-            pieces: list[tuple[int, int, float, float]] = []
-            if collinear:
-                nri = ri
-                on_segment = self._on_segment(Rx, Ry, lx, ly, rx, ry)
-                if on_segment and ri == 0:
-                    continue  # start on this edge: every polygon around it was seeded
-                if not on_segment:
-                    # the path runs along this edge's line: it can only turn at the near end
-                    dl, dr = hypot(lx - Rx, ly - Ry), hypot(rx - Rx, ry - Ry)
-                    vx, vy, vv, d = (lx, ly, lvid, dl) if dl < dr else (rx, ry, rvid, dr)
-                    if vv < 0 or not corner[vv]:
-                        continue
-                    ng = g + d
-                    if not ambiguous[vv]:
-                        if ng > root_g.get(vv, ng) + eps:
-                            continue
-                        root_g[vv] = min(ng, root_g.get(vv, ng))
-                    roots.append((vx, vy, vv, ri, ng))
-                    nri = len(roots) - 1
-                pieces.extend((nri, t, 0.0, 1.0) for t in range(k - 1))
-            else:
-                if side > 0.0:
-                    continue
-                chain = [xy[(e + 1 + t) % k] for t in range(k)]
-                o_r = [_orient(Rx, Ry, rx, ry, cx, cy) for cx, cy in chain]
-                o_l = [_orient(Rx, Ry, lx, ly, cx, cy) for cx, cy in chain]
-                # right ray exit: first vertex strictly left of the ray R->r
-                pos_r = float(k - 1)
-                for t in range(k):
-                    if o_r[t] > otol:
-                        if t == 0:
-                            pos_r = 0.0
-                        else:
-                            o0, o1 = o_r[t - 1], o_r[t]
-                            u = 0.0 if o0 >= -otol else o0 / (o0 - o1)
-                            pos_r = t - 1 + min(max(u, 0.0), 1.0)
-                        break
-                pos_l = 0.0
-                for t in range(k - 1, -1, -1):
-                    if o_l[t] < -otol:
-                        if t == k - 1:
-                            pos_l = float(k - 1)
-                        else:
-                            o0, o1 = o_l[t], o_l[t + 1]
-                            u = 1.0 if o1 <= otol else o0 / (o0 - o1)
-                            pos_l = t + min(max(u, 0.0), 1.0)
-                        break
-                if pos_l > pos_r:
-                    pieces.extend(self._split(ri, pos_r, pos_l))
-                if rvid >= 0 and corner[rvid] and pos_r > 0.0:
-                    ng = g + hypot(rx - Rx, ry - Ry)
-                    if ambiguous[rvid] or ng <= root_g.get(rvid, ng) + eps:
-                        if not ambiguous[rvid]:
-                            root_g[rvid] = min(ng, root_g.get(rvid, ng))
-                        roots.append((rx, ry, rvid, ri, ng))
-                        pieces.extend(self._split(len(roots) - 1, 0.0, pos_r))
-                if lvid >= 0 and corner[lvid] and pos_l < k - 1:
-                    ng = g + hypot(lx - Rx, ly - Ry)
-                    if ambiguous[lvid] or ng <= root_g.get(lvid, ng) + eps:
-                        if not ambiguous[lvid]:
-                            root_g[lvid] = min(ng, root_g.get(lvid, ng))
-                        roots.append((lx, ly, lvid, ri, ng))
-                        pieces.extend(self._split(len(roots) - 1, pos_l, float(k - 1)))
-            for nri, t, u0, u1 in pieces:
-                j = (e + 1 + t) % k
-                q = nbs[j]
-                if q < 0:
-                    continue
-                e2 = back[j]
-                (c0x, c0y), (c1x, c1y) = xy[j], xy[(j + 1) % k]
-                dx, dy = c1x - c0x, c1y - c0y
-                if (u1 - u0) * hypot(dx, dy) <= eps:
-                    continue
-                kq = len(pxy[q])
-                if u0 <= 0.0:
-                    nrx, nry, nrvid = c0x, c0y, pvid[q][(e2 + 1) % kq]
-                else:
-                    nrx, nry, nrvid = c0x + u0 * dx, c0y + u0 * dy, -1
-                if u1 >= 1.0:
-                    nlx, nly, nlvid = c1x, c1y, pvid[q][e2]
-                else:
-                    nlx, nly, nlvid = c0x + u1 * dx, c0y + u1 * dy, -1
-                qx, qy, _, _, qg = roots[nri]
-                nidx = len(nodes)
-                nodes.append((nri, nlx, nly, nrx, nry, nlvid, nrvid, q, e2, idx, qg))
-                heapq.heappush(heap, (qg + h(qx, qy, nlx, nly, nrx, nry, gx, gy), nidx, 0))
-        return SearchResult((), (), inf, popped)
+        code, cost, expanded, xy, vid, corridor = self.run(
+            start, np.asarray(start_polys, dtype=np.int64), goal, np.asarray(sorted(goal_polys), np.int64),
+            max_nodes,
+        )  # fmt: skip
+        if code != FOUND:
+            return SearchResult((), (), math.inf, expanded, code == BUDGET_EXCEEDED)
+        pts = tuple((x, y, v) for (x, y), v in zip(xy.tolist(), vid.tolist(), strict=True))
+        return SearchResult(pts, tuple(corridor.tolist()), cost, expanded)
 
-    @staticmethod
-    def _split(ri: int, a: float, b: float) -> list[tuple[int, int, float, float]]:
-        out: list[tuple[int, int, float, float]] = []
-        t = int(a)
-        while t < b:
-            u0 = max(a - t, 0.0)
-            u1 = min(b - t, 1.0)
-            if u1 > u0:
-                out.append((ri, t, u0, u1))
-            t += 1
+    def run(
+        self, start: tuple[float, float], start_polys: np.ndarray, goal: tuple[float, float],
+        goal_polys: np.ndarray, max_nodes: int,
+    ) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """`search` as arrays: (FOUND / NO_PATH / BUDGET_EXCEEDED, cost [m], nodes expanded, (k, 2)
+        turning points [m], (k,) their vertex ids (-1: none), (m,) corridor polygon ids)."""
+        m, s = self.arrays, self.scratch
+        out: tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray] = search(
+            m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps, m.otol,
+            s.root_g, s.root_stamp, s.marks, s.stamp,
+            float(start[0]), float(start[1]), start_polys, len(start_polys),
+            float(goal[0]), float(goal[1]), goal_polys, len(goal_polys), int(max_nodes),
+        )  # fmt: skip
         return out
 
-    def _reconstruct(
-        self,
-        roots: list[_Root],
-        nodes: list[_Node],
-        origin: dict[int, int],
-        idx: int,
-        final: int,
-        gx: float,
-        gy: float,
-    ) -> tuple[tuple[tuple[float, float, int], ...], tuple[int, ...]]:
-        """Turning points and corridor of the path ending at node `idx`, reaching the goal through the
-        interval (final 3), around its left end (1) or its right end (2)."""
-        node = nodes[idx]
-        ri, lx, ly, rx, ry = node[0], node[1], node[2], node[3], node[4]
-        pts: list[tuple[float, float, int]] = [(gx, gy, -1)]
-        if final == 1:
-            pts.append((lx, ly, node[5]))
-        elif final == 2:
-            pts.append((rx, ry, node[6]))
-        while ri >= 0:
-            x, y, vid, parent, _ = roots[ri]
-            pts.append((x, y, vid))
-            ri = parent
-        pts.reverse()
-        corridor: list[int] = []
-        i = idx
-        while i >= 0:
-            corridor.append(nodes[i][7])
-            if nodes[i][9] < 0:
-                corridor.append(origin[i])
-            i = nodes[i][9]
-        corridor.reverse()
-        # drop repeated consecutive points (a turn exactly at the goal or start)
-        out = [pts[0]]
-        for pt in pts[1:]:
-            if hypot(pt[0] - out[-1][0], pt[1] - out[-1][1]) > self.eps:
-                out.append(pt)
-        if len(out) == 1:
-            out.append(pts[-1])
-        return tuple(out), tuple(corridor)
+
+# --- the kernel ------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+
+
+@njit(cache=True)
+def _h(Rx: float, Ry: float, lx: float, ly: float, rx: float, ry: float, gx: float, gy: float) -> float:
+    """Shortest length from root R through the interval l-r to the goal g [m]."""
+    ex, ey = rx - lx, ry - ly
+    d2 = ex * ex + ey * ey
+    if d2 > 0.0:
+        sr = ex * (Ry - ly) - ey * (Rx - lx)
+        sg = ex * (gy - ly) - ey * (gx - lx)
+        if sr * sg > 0.0:  # goal on the root's side: mirror it across the interval's line
+            t = ((gx - lx) * ex + (gy - ly) * ey) / d2
+            gx, gy = 2.0 * (lx + t * ex) - gx, 2.0 * (ly + t * ey) - gy
+    if _orient(Rx, Ry, rx, ry, gx, gy) >= 0.0 and _orient(Rx, Ry, lx, ly, gx, gy) <= 0.0:
+        return math.hypot(gx - Rx, gy - Ry)
+    return min(
+        math.hypot(lx - Rx, ly - Ry) + math.hypot(gx - lx, gy - ly),
+        math.hypot(rx - Rx, ry - Ry) + math.hypot(gx - rx, gy - ry),
+    )
+
+
+@njit(cache=True)
+def _on_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float, eps: float) -> bool:
+    ex, ey = bx - ax, by - ay
+    d2 = ex * ex + ey * ey
+    if d2 == 0.0:
+        return math.hypot(px - ax, py - ay) <= eps
+    t = ((px - ax) * ex + (py - ay) * ey) / d2
+    tol = eps / math.sqrt(d2)
+    return -tol <= t <= 1.0 + tol
+
+
+@njit(cache=True)
+def _grow2(a: np.ndarray) -> np.ndarray:
+    out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _less(hf: np.ndarray, hi: np.ndarray, a: int, b: int) -> bool:
+    """Open-list order: f, then node index, then the final flag (as Python's tuple order)."""
+    if hf[a] != hf[b]:
+        return bool(hf[a] < hf[b])
+    if hi[a, 0] != hi[b, 0]:
+        return bool(hi[a, 0] < hi[b, 0])
+    return bool(hi[a, 1] < hi[b, 1])
+
+
+@njit(cache=True)
+def _sift_up(hf: np.ndarray, hi: np.ndarray, i: int) -> None:
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _less(hf, hi, i, parent):
+            return
+        hf[i], hf[parent] = hf[parent], hf[i]
+        a0, a1 = hi[i, 0], hi[i, 1]
+        hi[i, 0], hi[i, 1] = hi[parent, 0], hi[parent, 1]
+        hi[parent, 0], hi[parent, 1] = a0, a1
+        i = parent
+
+
+@njit(cache=True)
+def _sift_down(hf: np.ndarray, hi: np.ndarray, n: int) -> None:
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            return
+        if c + 1 < n and _less(hf, hi, c + 1, c):
+            c += 1
+        if not _less(hf, hi, c, i):
+            return
+        hf[i], hf[c] = hf[c], hf[i]
+        a0, a1 = hi[i, 0], hi[i, 1]
+        hi[i, 0], hi[i, 1] = hi[c, 0], hi[c, 1]
+        hi[c, 0], hi[c, 1] = a0, a1
+        i = c
+
+
+@njit(cache=True)
+def _root_ok(root_g: np.ndarray, root_stamp: np.ndarray, stamp: int, v: int, g: float, eps: float) -> bool:
+    """A root at vertex v reached at cost g is worth keeping (no root there is cheaper by more than eps);
+    records g as the vertex's best."""
+    if root_stamp[v] == stamp:
+        if g > root_g[v] + eps:
+            return False
+        root_g[v] = min(g, root_g[v])
+    else:
+        root_stamp[v] = stamp
+        root_g[v] = g
+    return True
+
+
+@njit(cache=True)
+def search(
+    offsets: np.ndarray,
+    cxy: np.ndarray,
+    cvid: np.ndarray,
+    across: np.ndarray,
+    back: np.ndarray,
+    vflags: np.ndarray,
+    eps: float,
+    otol: float,
+    root_g: np.ndarray,
+    root_stamp: np.ndarray,
+    marks: np.ndarray,
+    stamps: np.ndarray,
+    sx: float,
+    sy: float,
+    start_polys: np.ndarray,
+    n_start: int,
+    gx: float,
+    gy: float,
+    goal_polys: np.ndarray,
+    n_goal: int,
+    max_nodes: int,
+) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """Polyanya from (sx, sy) in the first `n_start` of `start_polys` to (gx, gy) in the first `n_goal` of
+    `goal_polys` [m], over a `SearchMesh`'s arrays with a `SearchScratch`'s. Returns (FOUND / NO_PATH /
+    BUDGET_EXCEEDED, cost [m] (inf unless FOUND), nodes expanded, (k, 2) turning points [m] start to goal,
+    (k,) their vertex ids (-1 for none), (m,) the corridor's polygon ids); the arrays are empty unless
+    FOUND."""
+    stamps[0] += 1
+    stamp = stamps[0]
+    for j in range(n_start):
+        marks[0, start_polys[j]] = stamp
+    for j in range(n_goal):
+        marks[1, goal_polys[j]] = stamp
+    for j in range(n_start):
+        p0 = start_polys[j]
+        if marks[1, p0] == stamp:
+            xy = np.empty((2, 2))
+            xy[0, 0], xy[0, 1], xy[1, 0], xy[1, 1] = sx, sy, gx, gy
+            corridor = np.empty(1, dtype=np.int64)
+            corridor[0] = p0
+            return FOUND, math.hypot(gx - sx, gy - sy), 0, xy, np.full(2, -1, dtype=np.int64), corridor
+    max_k = 0
+    for p in range(offsets.shape[0] - 1):
+        max_k = max(max_k, offsets[p + 1] - offsets[p])
+    # nodes: float (lx, ly, rx, ry, g of the root); int (root, left vid, right vid, polygon, edge, parent);
+    # a seed node's parent is -2 - the start polygon it leaves
+    nf = np.empty((256, 5))
+    ni = np.empty((256, 6), dtype=np.int64)
+    n_nodes = 0
+    # roots: (x, y, g), (vid, parent root)
+    rf = np.empty((64, 3))
+    ri_ = np.empty((64, 2), dtype=np.int64)
+    rf[0, 0], rf[0, 1], rf[0, 2] = sx, sy, 0.0
+    ri_[0, 0], ri_[0, 1] = -1, -1
+    n_roots = 1
+    # open list: f, (node, final): final 0 = an interval, 3 = the goal seen through it, 1 / 2 = the goal
+    # around its left / right end
+    hf = np.empty(256)
+    hi = np.empty((256, 2), dtype=np.int64)
+    n_heap = 0
+    # successor pieces of one expansion: (root, edge offset t, u0, u1)
+    pr = np.empty(3 * max_k + 3, dtype=np.int64)
+    pt = np.empty(3 * max_k + 3, dtype=np.int64)
+    pu = np.empty((3 * max_k + 3, 2))
+    o_r = np.empty(max_k)
+    o_l = np.empty(max_k)
+    for j in range(n_start):
+        p0 = start_polys[j]
+        for c in range(offsets[p0], offsets[p0 + 1]):
+            q = across[c]
+            if q < 0 or marks[0, q] == stamp or back[c] < 0:
+                continue
+            e2 = back[c]
+            kq = offsets[q + 1] - offsets[q]
+            ca, cb = offsets[q] + e2, offsets[q] + (e2 + 1) % kq
+            if n_nodes == nf.shape[0]:
+                nf, ni = _grow2(nf), _grow2(ni)
+            nf[n_nodes, 0], nf[n_nodes, 1] = cxy[ca, 0], cxy[ca, 1]
+            nf[n_nodes, 2], nf[n_nodes, 3], nf[n_nodes, 4] = cxy[cb, 0], cxy[cb, 1], 0.0
+            ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = 0, cvid[ca], cvid[cb]
+            ni[n_nodes, 3], ni[n_nodes, 4], ni[n_nodes, 5] = q, e2, -2 - p0
+            if n_heap == hf.shape[0]:
+                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
+            hf[n_heap] = _h(sx, sy, cxy[ca, 0], cxy[ca, 1], cxy[cb, 0], cxy[cb, 1], gx, gy)
+            hi[n_heap, 0], hi[n_heap, 1] = n_nodes, 0
+            _sift_up(hf, hi, n_heap)
+            n_heap += 1
+            n_nodes += 1
+    popped = 0
+    while n_heap > 0:
+        f, idx, final = hf[0], hi[0, 0], hi[0, 1]
+        n_heap -= 1
+        hf[0], hi[0, 0], hi[0, 1] = hf[n_heap], hi[n_heap, 0], hi[n_heap, 1]
+        _sift_down(hf, hi, n_heap)
+        lx, ly, rx, ry, g = nf[idx, 0], nf[idx, 1], nf[idx, 2], nf[idx, 3], nf[idx, 4]
+        ri, lvid, rvid, p, e = ni[idx, 0], ni[idx, 1], ni[idx, 2], ni[idx, 3], ni[idx, 4]
+        Rx, Ry, Rg, Rvid = rf[ri, 0], rf[ri, 1], rf[ri, 2], ri_[ri, 0]
+        if final:
+            return _reconstruct(nf, ni, rf, ri_, idx, final, gx, gy, f, popped, eps)
+        if (
+            Rvid >= 0
+            and not (vflags[Rvid] & _AMBIGUOUS)
+            and root_stamp[Rvid] == stamp
+            and Rg > root_g[Rvid] + eps
+        ):
+            continue
+        popped += 1
+        if popped > max_nodes:
+            return (
+                BUDGET_EXCEEDED,
+                math.inf,
+                max_nodes,
+                np.empty((0, 2)),
+                np.empty(0, np.int64),
+                np.empty(0, np.int64),
+            )
+        o = offsets[p]
+        k = offsets[p + 1] - o
+        ax, ay = cxy[o + e, 0], cxy[o + e, 1]
+        bx, by = cxy[o + (e + 1) % k, 0], cxy[o + (e + 1) % k, 1]
+        elen = math.hypot(bx - ax, by - ay)
+        side = (bx - ax) * (Ry - ay) - (by - ay) * (Rx - ax)
+        collinear = abs(side) <= eps * elen
+        if marks[1, p] == stamp:
+            if collinear:
+                if _on_segment(Rx, Ry, lx, ly, rx, ry, eps):
+                    via = 0
+                else:
+                    via = 1 if math.hypot(lx - Rx, ly - Ry) < math.hypot(rx - Rx, ry - Ry) else 2
+            elif _orient(Rx, Ry, rx, ry, gx, gy) < 0.0:
+                via = 2  # around the right end
+            elif _orient(Rx, Ry, lx, ly, gx, gy) > 0.0:
+                via = 1  # around the left end
+            else:
+                via = 0
+            if via == 0:
+                cost = g + math.hypot(gx - Rx, gy - Ry)
+            elif via == 1:
+                cost = g + math.hypot(lx - Rx, ly - Ry) + math.hypot(gx - lx, gy - ly)
+            else:
+                cost = g + math.hypot(rx - Rx, ry - Ry) + math.hypot(gx - rx, gy - ry)
+            if n_heap == hf.shape[0]:
+                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
+            hf[n_heap] = cost
+            hi[n_heap, 0], hi[n_heap, 1] = idx, 3 if via == 0 else via
+            _sift_up(hf, hi, n_heap)
+            n_heap += 1
+        n_pieces = 0
+        if collinear:
+            nri = ri
+            on_segment = _on_segment(Rx, Ry, lx, ly, rx, ry, eps)
+            if on_segment and ri == 0:
+                continue  # start on this edge: every polygon around it was seeded
+            if not on_segment:
+                # the path runs along this edge's line: it can only turn at the near end
+                dl, dr = math.hypot(lx - Rx, ly - Ry), math.hypot(rx - Rx, ry - Ry)
+                if dl < dr:
+                    vx, vy, vv, d = lx, ly, lvid, dl
+                else:
+                    vx, vy, vv, d = rx, ry, rvid, dr
+                if vv < 0 or not (vflags[vv] & _CORNER):
+                    continue
+                ng = g + d
+                if not (vflags[vv] & _AMBIGUOUS) and not _root_ok(root_g, root_stamp, stamp, vv, ng, eps):
+                    continue
+                if n_roots == rf.shape[0]:
+                    rf, ri_ = _grow2(rf), _grow2(ri_)
+                rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = vx, vy, ng
+                ri_[n_roots, 0], ri_[n_roots, 1] = vv, ri
+                nri = n_roots
+                n_roots += 1
+            for t in range(k - 1):
+                pr[n_pieces], pt[n_pieces], pu[n_pieces, 0], pu[n_pieces, 1] = nri, t, 0.0, 1.0
+                n_pieces += 1
+        else:
+            if side > 0.0:
+                continue
+            for t in range(k):
+                c = o + (e + 1 + t) % k
+                o_r[t] = _orient(Rx, Ry, rx, ry, cxy[c, 0], cxy[c, 1])
+                o_l[t] = _orient(Rx, Ry, lx, ly, cxy[c, 0], cxy[c, 1])
+            # right ray exit: first vertex strictly left of the ray R->r
+            pos_r = float(k - 1)
+            for t in range(k):
+                if o_r[t] > otol:
+                    if t == 0:
+                        pos_r = 0.0
+                    else:
+                        o0, o1 = o_r[t - 1], o_r[t]
+                        u = 0.0 if o0 >= -otol else o0 / (o0 - o1)
+                        pos_r = t - 1 + min(max(u, 0.0), 1.0)
+                    break
+            pos_l = 0.0
+            for t in range(k - 1, -1, -1):
+                if o_l[t] < -otol:
+                    if t == k - 1:
+                        pos_l = float(k - 1)
+                    else:
+                        o0, o1 = o_l[t], o_l[t + 1]
+                        u = 1.0 if o1 <= otol else o0 / (o0 - o1)
+                        pos_l = t + min(max(u, 0.0), 1.0)
+                    break
+            if pos_l > pos_r:
+                n_pieces = _split(pr, pt, pu, n_pieces, ri, pos_r, pos_l)
+            if rvid >= 0 and (vflags[rvid] & _CORNER) and pos_r > 0.0:
+                ng = g + math.hypot(rx - Rx, ry - Ry)
+                if (vflags[rvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, rvid, ng, eps):
+                    if n_roots == rf.shape[0]:
+                        rf, ri_ = _grow2(rf), _grow2(ri_)
+                    rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = rx, ry, ng
+                    ri_[n_roots, 0], ri_[n_roots, 1] = rvid, ri
+                    n_pieces = _split(pr, pt, pu, n_pieces, n_roots, 0.0, pos_r)
+                    n_roots += 1
+            if lvid >= 0 and (vflags[lvid] & _CORNER) and pos_l < k - 1:
+                ng = g + math.hypot(lx - Rx, ly - Ry)
+                if (vflags[lvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, lvid, ng, eps):
+                    if n_roots == rf.shape[0]:
+                        rf, ri_ = _grow2(rf), _grow2(ri_)
+                    rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = lx, ly, ng
+                    ri_[n_roots, 0], ri_[n_roots, 1] = lvid, ri
+                    n_pieces = _split(pr, pt, pu, n_pieces, n_roots, pos_l, float(k - 1))
+                    n_roots += 1
+        for j in range(n_pieces):
+            nri, t, u0, u1 = pr[j], pt[j], pu[j, 0], pu[j, 1]
+            jj = (e + 1 + t) % k
+            c0 = o + jj
+            q = across[c0]
+            if q < 0:
+                continue
+            e2 = back[c0]
+            c1 = o + (jj + 1) % k
+            c0x, c0y, c1x, c1y = cxy[c0, 0], cxy[c0, 1], cxy[c1, 0], cxy[c1, 1]
+            dx, dy = c1x - c0x, c1y - c0y
+            if (u1 - u0) * math.hypot(dx, dy) <= eps:
+                continue
+            oq = offsets[q]
+            kq = offsets[q + 1] - oq
+            if u0 <= 0.0:
+                nrx, nry, nrvid = c0x, c0y, cvid[oq + (e2 + 1) % kq]
+            else:
+                nrx, nry, nrvid = c0x + u0 * dx, c0y + u0 * dy, -1
+            if u1 >= 1.0:
+                nlx, nly, nlvid = c1x, c1y, cvid[oq + e2]
+            else:
+                nlx, nly, nlvid = c0x + u1 * dx, c0y + u1 * dy, -1
+            qx, qy, qg = rf[nri, 0], rf[nri, 1], rf[nri, 2]
+            if n_nodes == nf.shape[0]:
+                nf, ni = _grow2(nf), _grow2(ni)
+            nf[n_nodes, 0], nf[n_nodes, 1], nf[n_nodes, 2], nf[n_nodes, 3] = nlx, nly, nrx, nry
+            nf[n_nodes, 4] = qg
+            ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = nri, nlvid, nrvid
+            ni[n_nodes, 3], ni[n_nodes, 4], ni[n_nodes, 5] = q, e2, idx
+            if n_heap == hf.shape[0]:
+                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
+            hf[n_heap] = qg + _h(qx, qy, nlx, nly, nrx, nry, gx, gy)
+            hi[n_heap, 0], hi[n_heap, 1] = n_nodes, 0
+            _sift_up(hf, hi, n_heap)
+            n_heap += 1
+            n_nodes += 1
+    return NO_PATH, math.inf, popped, np.empty((0, 2)), np.empty(0, np.int64), np.empty(0, np.int64)
+
+
+@njit(cache=True)
+def _split(pr: np.ndarray, pt: np.ndarray, pu: np.ndarray, n: int, root: int, a: float, b: float) -> int:
+    """Append the pieces of positions a..b along the polygon's far edges (edge t covers t..t + 1);
+    returns the new piece count."""
+    t = int(a)
+    while t < b:
+        u0 = max(a - t, 0.0)
+        u1 = min(b - t, 1.0)
+        if u1 > u0:
+            pr[n], pt[n], pu[n, 0], pu[n, 1] = root, t, u0, u1
+            n += 1
+        t += 1
+    return n
+
+
+@njit(cache=True)
+def _reconstruct(
+    nf: np.ndarray,
+    ni: np.ndarray,
+    rf: np.ndarray,
+    ri_: np.ndarray,
+    idx: int,
+    final: int,
+    gx: float,
+    gy: float,
+    cost: float,
+    popped: int,
+    eps: float,
+) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """Turning points and corridor of the path ending at node `idx`, reaching the goal through the
+    interval (final 3), around its left end (1) or its right end (2)."""
+    n_pts = 1 if final == 3 else 2
+    r = ni[idx, 0]
+    while r >= 0:
+        n_pts += 1
+        r = ri_[r, 1]
+    xy = np.empty((n_pts, 2))
+    vid = np.empty(n_pts, dtype=np.int64)
+    j = n_pts - 1
+    xy[j, 0], xy[j, 1], vid[j] = gx, gy, -1
+    j -= 1
+    if final == 1:
+        xy[j, 0], xy[j, 1], vid[j] = nf[idx, 0], nf[idx, 1], ni[idx, 1]
+        j -= 1
+    elif final == 2:
+        xy[j, 0], xy[j, 1], vid[j] = nf[idx, 2], nf[idx, 3], ni[idx, 2]
+        j -= 1
+    r = ni[idx, 0]
+    while r >= 0:
+        xy[j, 0], xy[j, 1], vid[j] = rf[r, 0], rf[r, 1], ri_[r, 0]
+        j -= 1
+        r = ri_[r, 1]
+    # j is now -1 (the start root has no parent) and row 0 is the start
+    n_corr = 1
+    i = idx
+    while i >= 0:
+        n_corr += 1
+        i = ni[i, 5]
+    corridor = np.empty(n_corr, dtype=np.int64)
+    i, j = idx, n_corr - 1
+    while True:
+        corridor[j] = ni[i, 3]
+        j -= 1
+        parent = ni[i, 5]
+        if parent < 0:
+            corridor[j] = -2 - parent
+            break
+        i = parent
+    # drop repeated consecutive points (a turn exactly at the goal or start)
+    keep = np.empty(n_pts, dtype=np.int64)
+    keep[0] = 0
+    m = 1
+    for a in range(1, n_pts):
+        b = keep[m - 1]
+        if math.hypot(xy[a, 0] - xy[b, 0], xy[a, 1] - xy[b, 1]) > eps:
+            keep[m] = a
+            m += 1
+    if m == 1:
+        keep[1] = n_pts - 1
+        m = 2
+    if m < n_pts:
+        xy, vid = xy[keep[:m]], vid[keep[:m]]
+    return FOUND, cost, popped, xy, vid, corridor

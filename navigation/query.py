@@ -8,10 +8,8 @@ NavMeshError naming the argument (see `navigation.arguments`); expected outcomes
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -20,7 +18,6 @@ import numpy as np
 from navigation import arguments
 from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
-from navigation.funnel import corridor_portals, drop_collinear, lift_path, string_pull_indexed
 from navigation.mesh_kernels import (
     RAY_CLEAR,
     RAY_WALL,
@@ -31,162 +28,28 @@ from navigation.mesh_kernels import (
     warm_up,
 )
 from navigation.navmesh import NavMesh
-from navigation.polyanya import Polyanya
+from navigation.paths import PathFinder
+from navigation.results import (
+    NearestPoint,
+    PathResult,
+    QueryReason,
+    QueryStatus,
+    RaycastHit,
+    WallDistance,
+)
 
 if TYPE_CHECKING:
     from navigation.raycasts import RaycastBatch
 
-
-class QueryStatus(enum.Enum):
-    """How a query went, one vocabulary for every query (Detour's success / partial result / failure).
-
-    SUCCESS: the full answer. PARTIAL: an answer that stops short of what was asked (a path to the
-    reachable point nearest an unreachable goal; a surface walk stopped by a wall). INVALID: no answer
-    (the start is off the mesh, nothing is within range). `reason` says why a result is not plain SUCCESS.
-    """
-
-    SUCCESS = "success"
-    PARTIAL = "partial"
-    INVALID = "invalid"
-
-
-class QueryReason(enum.Flag):
-    """Why a query result is PARTIAL or INVALID, or how a SUCCESS was reached (Detour's detail bits).
-
-    Several may be set: a path to an unreachable goal found after the node budget ran out is
-    GOAL_UNREACHABLE | BUDGET_EXCEEDED.
-    """
-
-    NONE = 0
-    START_OFF_MESH = enum.auto()  # the start / query point is on no polygon (INVALID)
-    GOAL_UNREACHABLE = enum.auto()  # the path ends at the reachable point nearest the goal (PARTIAL)
-    BUDGET_EXCEEDED = enum.auto()  # the exact search ran out of nodes: the path is approximate
-    OUT_OF_RANGE = enum.auto()  # nothing (no polygon, no wall) within max_distance (INVALID)
-    WALL_HIT = enum.auto()  # the surface walk stopped at a wall edge before the end (PARTIAL)
-
-
-@dataclass(frozen=True)
-class PathResult:
-    """A path answer.
-
-    Attributes:
-        status: SUCCESS, PARTIAL (goal unreachable: ends at the reachable point nearest the goal) or
-            INVALID (start off the mesh).
-        corridor: polygon ids from start to end.
-        points: (k, 3) straight path [m], no two consecutive segments collinear; empty for INVALID.
-        reason: NONE, START_OFF_MESH, GOAL_UNREACHABLE, and BUDGET_EXCEEDED when the exact search ran out
-            of nodes and the path came from A* over polygon centres plus string pulling.
-    """
-
-    status: QueryStatus
-    corridor: tuple[int, ...]
-    points: np.ndarray
-    reason: QueryReason = QueryReason.NONE
-
-    @property
-    def length(self) -> float:
-        """Length of the path polyline [m] (0 for INVALID)."""
-        p = self.points
-        return float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum()) if len(p) > 1 else 0.0
-
-    @property
-    def ok(self) -> bool:
-        """The path reaches the goal (status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
-
-    @property
-    def exact(self) -> bool:
-        """The path is the exact shortest (the search finished within its node budget)."""
-        return QueryReason.BUDGET_EXCEEDED not in self.reason
-
-
-@dataclass(frozen=True)
-class NearestPoint:
-    """Nearest point on the mesh.
-
-    Attributes:
-        status: SUCCESS, or INVALID (reason OUT_OF_RANGE: no polygon within the search distance; then
-            the point is NaN, the polygon -1 and the distance inf).
-        point: (3,) the point on the mesh [m].
-        polygon: the polygon it is on.
-        distance: how far the query point is from it [m].
-    """
-
-    status: QueryStatus
-    point: np.ndarray
-    polygon: int
-    distance: float
-    reason: QueryReason = QueryReason.NONE
-
-    @property
-    def found(self) -> bool:
-        """A point was found (status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
-
-    @property
-    def ok(self) -> bool:
-        """Same as `found` (every result's `ok` means status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
-
-
-@dataclass(frozen=True)
-class RaycastHit:
-    """A walk along the mesh surface from start toward end.
-
-    Attributes:
-        status: SUCCESS (the whole segment stays on the mesh), PARTIAL (reason WALL_HIT: stopped at a wall
-            edge) or INVALID (reason START_OFF_MESH; nothing else is meaningful then).
-        fraction: where the walk stopped along start->end, in [0, 1] (1 for SUCCESS).
-        point: (3,) where it stopped [m].
-        normal: (3,) horizontal unit normal of the wall edge hit, pointing back into the mesh; zeros if none.
-        polygons: polygon ids visited.
-    """
-
-    status: QueryStatus
-    fraction: float
-    point: np.ndarray
-    normal: np.ndarray
-    polygons: tuple[int, ...] = field(default=())
-    reason: QueryReason = QueryReason.NONE
-
-    @property
-    def valid(self) -> bool:
-        """The start is on the mesh (status is not INVALID)."""
-        return self.status is not QueryStatus.INVALID
-
-    @property
-    def walkable(self) -> bool:
-        """The whole segment stays on the mesh (status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
-
-    @property
-    def ok(self) -> bool:
-        """Same as `walkable` (every result's `ok` means status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
-
-
-@dataclass(frozen=True)
-class WallDistance:
-    """Distance from a point to the nearest wall edge of its island.
-
-    Attributes:
-        status: SUCCESS, or INVALID: reason START_OFF_MESH (the point is on no polygon) or OUT_OF_RANGE
-            (no wall within max_distance); then the distance is inf, the point NaN, the normal zeros.
-        distance: horizontal distance to the wall [m].
-        point: (3,) the nearest point on the wall edge [m].
-        normal: (3,) the wall's horizontal unit normal, pointing into the mesh.
-    """
-
-    status: QueryStatus
-    distance: float
-    point: np.ndarray
-    normal: np.ndarray
-    reason: QueryReason = QueryReason.NONE
-
-    @property
-    def ok(self) -> bool:
-        """A wall was found within range (status SUCCESS)."""
-        return self.status is QueryStatus.SUCCESS
+__all__ = [  # the results live in `navigation.results`; they are imported from here too
+    "NavMeshQuery",
+    "NearestPoint",
+    "PathResult",
+    "QueryReason",
+    "QueryStatus",
+    "RaycastHit",
+    "WallDistance",
+]
 
 
 def _as_point(p: object, what: str) -> np.ndarray:
@@ -209,7 +72,8 @@ class NavMeshQuery:
         mesh: the navmesh.
         height_tolerance: how far above/below a polygon a 3-D point may be and still be on it [m, > 0].
         max_nodes: Polyanya node budget per path [>= 1]; past it the path falls back to A* over polygon
-            centres plus string pulling (reason BUDGET_EXCEEDED, `exact` False).
+            centres plus string pulling (reason BUDGET_EXCEEDED, `exact` False; counted in
+            `path_fallbacks`).
     """
 
     def __init__(self, mesh: NavMesh, *, height_tolerance: float = 1.0, max_nodes: int = 200_000) -> None:
@@ -223,7 +87,6 @@ class NavMeshQuery:
         self.mesh = mesh
         self.height_tolerance = tol
         self.max_nodes = budget
-        self.search = Polyanya(mesh)
         self._loops = mesh.loops
         self._eps = mesh.length_epsilon
         self._edges = edge_table(mesh)
@@ -253,7 +116,6 @@ class NavMeshQuery:
         self._flat = bool(np.ptp(mesh.planes, axis=0).max() == 0.0)
         self._planes: list[tuple[float, float, float]] = [(a, b, c) for a, b, c in mesh.planes.tolist()]
         self._graph: nx.Graph | None = None
-        self._centroids = mesh.centroids()
         tri = [
             (self._edge_a[off[p], :2], self._edge_a[off[p] + i, :2], self._edge_a[off[p] + i + 1, :2], p)
             for p in range(mesh.polygon_count)
@@ -266,6 +128,8 @@ class NavMeshQuery:
         self._tri_cdf = np.cumsum(self._tri_area)
         # per island selection: (triangle ids, their area cdf); None = every triangle
         self._tri_sets: dict[frozenset[int], tuple[np.ndarray, np.ndarray]] = {}
+        self._paths = PathFinder(self)
+        self._paths.warm_up()  # the compiled path search: compiled or loaded now (once), not in a tick
 
     # --- location ---------------------------------------------------------------------------------
     def polygons_at(self, point: object, height_tolerance: float | None = None) -> list[int]:
@@ -468,6 +332,11 @@ class NavMeshQuery:
         return [frozenset(np.flatnonzero(self.mesh.islands == k).tolist()) for k in order]
 
     @property
+    def path_fallbacks(self) -> int:
+        """How many paths this query answered with the approximate fallback (the node budget ran out)."""
+        return self._paths.fallbacks
+
+    @property
     def graph(self) -> nx.Graph:
         """The mesh's polygon adjacency graph (built on first use)."""
         if self._graph is None:
@@ -527,79 +396,16 @@ class NavMeshQuery:
 
     # --- paths ------------------------------------------------------------------------------------
     def find_path(self, start: object, goal: object, *, max_nodes: int | None = None) -> PathResult:
-        """Exact shortest (horizontal) path from start to goal (Polyanya).
+        """Exact shortest (horizontal) path from start to goal (Polyanya, `navigation.paths`).
 
         SUCCESS; PARTIAL (reason GOAL_UNREACHABLE) ending at the reachable point nearest the goal; or
-        INVALID (reason START_OFF_MESH). Past the node budget the path is approximate (BUDGET_EXCEEDED).
+        INVALID (reason START_OFF_MESH). Past the node budget (`max_nodes`, default the query's) the path
+        is approximate (BUDGET_EXCEEDED).
         """
-        s, g = _as_point(start, "start"), _as_point(goal, "goal")
+        s = arguments.xyz(start, "start", any_height=True)
+        g = arguments.xyz(goal, "goal", any_height=True)
         budget = self.max_nodes if max_nodes is None else arguments.count(max_nodes, "max_nodes", low=1)
-        sp = self._polygons_at(s, self.height_tolerance)
-        if not sp:
-            return PathResult(QueryStatus.INVALID, (), np.zeros((0, 3)), QueryReason.START_OFF_MESH)
-        islands = self.mesh.islands
-        gp = self._polygons_at(g, self.height_tolerance)
-        reach = [q for q in gp if islands[q] in {int(islands[x]) for x in sp}]
-        status, reason = QueryStatus.SUCCESS, QueryReason.NONE
-        if reach:
-            island = int(islands[reach[0]])
-            target = g
-        else:
-            status, reason = QueryStatus.PARTIAL, QueryReason.GOAL_UNREACHABLE
-            island = int(islands[sp[0]])
-            near = self._nearest(g, math.inf, island)
-            target = near.point
-            reach = [q for q in self._polygons_at(target, math.inf) if islands[q] == island] or [near.polygon]
-        sp = [q for q in sp if islands[q] == island]
-        s2, t2 = (float(s[0]), float(s[1])), (float(target[0]), float(target[1]))
-        found = self.search.search(s2, sp, t2, set(reach), budget)
-        if found.found:
-            corridor = list(found.corridor)
-            xy = [(x, y) for x, y, _ in found.points]
-            owners = self._owners(found.points, corridor)
-        else:
-            reason |= QueryReason.BUDGET_EXCEEDED if found.budget_exceeded else QueryReason.NONE
-            corridor = [
-                int(c)
-                for c in nx.astar_path(
-                    self.graph, sp[0], reach[0], heuristic=self._poly_heuristic, weight="weight"
-                )
-            ]
-            pulled, at = string_pull_indexed(
-                corridor_portals(self.mesh, corridor), np.array(s2), np.array(t2)
-            )
-            xy = [(float(x), float(y)) for x, y in pulled]
-            owners = [int(k) for k in at]
-        if self._flat:
-            z = self._planes[0][2]
-            lifted = np.array([(x, y, z) for x, y in xy], dtype=np.float64)
-        else:
-            lifted = lift_path(self._planes, self._loops, xy, owners, corridor)
-        return PathResult(status, tuple(corridor), drop_collinear(lifted), reason)
-
-    def _poly_heuristic(self, a: int, b: int) -> float:
-        c = self._centroids
-        return math.hypot(c[a, 0] - c[b, 0], c[a, 1] - c[b, 1])
-
-    def _owners(self, pts: tuple[tuple[float, float, int], ...], corridor: list[int]) -> list[int]:
-        """For each turning point of a search, the index in `corridor` of the first polygon, at or after
-        the previous point's, that has its mesh vertex (or, without one, holds its (x, y)). The start is
-        in the first polygon, the goal in the last."""
-        vertex_ids = self._loops.vertex_ids
-        last = len(corridor) - 1
-        owners = [0]
-        for x, y, vid in pts[1:-1]:
-            k0 = owners[-1]
-            k = (
-                next((k for k in range(k0, last + 1) if vid in vertex_ids[corridor[k]]), -1)
-                if vid >= 0
-                else -1
-            )
-            if k < 0:
-                k = self._corridor_index(corridor, x, y, k0)
-            owners.append(k if k >= 0 else k0)
-        owners.append(last)
-        return owners
+        return self._paths.find(s, g, self.height_tolerance, budget)
 
 
 def _no_wall(reason: QueryReason) -> WallDistance:

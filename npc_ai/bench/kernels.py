@@ -19,6 +19,8 @@ KERNEL_MODULES = (
     "navigation.angles",
     "navigation.funnel",
     "navigation.mesh_kernels",
+    "navigation.paths",
+    "navigation.polyanya",
     "npc_ai.animation.kernels",
     "npc_ai.body.kernels",
 )

@@ -382,7 +382,7 @@ def test_paths_keep_slope_changes_and_drop_collinear_points(seed: int) -> None:
     for x in bends:
         assert np.isclose(p[:, 0], x, atol=1e-9).any()
     # every dropped point lay on the path: the same length as the path with all of them
-    with mock.patch("navigation.query.drop_collinear", side_effect=lambda pts: pts):
+    with mock.patch("navigation.paths.drop_collinear", side_effect=lambda pts: pts):
         raw = q.find_path(a, b)
     assert len(raw.points) >= len(p)
     # a slope change within the height tolerance of an end may go: the length then moves by less than that
