@@ -113,6 +113,25 @@ class SettingsArrays:
     speed_gain: np.ndarray
 
 
+class RuleWork:
+    """What one decide phase's compiled rules hand back, one row per NPC (`npc_ai.behaviour.kernels`):
+    the state each row enters (NONE: stays), the event it reports, why it needs Python and, for a plan,
+    the goal [m] and top speed [m/s]; `pending` and `cleared` list rows (their counts are returned)."""
+
+    def __init__(self, n: int) -> None:
+        self.next_state = np.full(n, -1, dtype=np.int64)
+        self.note = np.zeros(n, dtype=np.int64)
+        self.status = np.zeros(n, dtype=np.int64)
+        self.plan_goal = np.zeros((n, 3))
+        self.plan_speed = np.zeros(n)
+        self.pending = np.zeros(n, dtype=np.int64)
+        self.cleared = np.zeros(n, dtype=np.int64)
+        self.arrays = (
+            self.next_state, self.note, self.status, self.plan_goal, self.plan_speed, self.pending,
+            self.cleared,
+        )  # fmt: skip
+
+
 class BehaviourBatch:
     """The behaviour state of n NPCs on the legs of a `LocomotionBatch` (row i drives row i).
 
@@ -180,6 +199,8 @@ class BehaviourBatch:
         self.wander_next_pick = np.zeros(n)  # when Wander picks a new target speed [s]
         self.wander_heading = np.zeros(n)  # where Wander turns to [rad]
         self.wander_cap = np.full(n, np.inf)  # the speed limit the last probe set [m/s]
+        self.turn_ready = np.zeros(n, dtype=bool)  # a turn away is drawn, not yet taken
+        self.turn_heading = np.zeros(n)  # that turn's heading [rad]
         self.waypoint = np.full(n, -1, dtype=np.int64)  # Patrol's current waypoint (-1: none yet)
         self.aim_stopped = np.zeros(n, dtype=bool)  # Aim: stopped, now turning to the target
         self.shot_until = np.zeros(n)  # Shoot holds until [s]
@@ -194,6 +215,22 @@ class BehaviourBatch:
         self.spotted = np.zeros(n, dtype=np.int64)
         self.transitions = 0
         self.views: list[Npc] = []  # set by the simulation (events are recorded against them)
+        self.rule_work = RuleWork(n)
+        c, lo = self.cfg, locomotion
+        # the arrays the compiled rules read and write, in `kernels.decide_rows`' order (never rebound)
+        self.rule_arrays = (
+            lo.free, lo.free_speed, lo.free_heading,
+            c.walk_speed, c.run_speed, c.obstacle_range, c.stop_gap, c.stop_speed, c.reaction_time_s,
+            c.chase_timeout_s, c.memory_expiry_s, c.turn_step, c.aim_step, c.search_step,
+            c.aim_tolerance, c.speed_gain, self.home,
+            self.state, self.sees, self.alerted, self.hearing, self.has_target, self.target_point,
+            self.seen_since, self.has_memory, self.memory_position, self.memory_time, self.has_probe,
+            self.probe_forward, self.probe_nudge, self.speed_param, self.cooldown_until, self.goal,
+            self.goal_speed, self.wander_speed, self.wander_next_pick, self.wander_heading,
+            self.wander_cap, self.turn_ready, self.turn_heading, self.waypoint, self.route_points,
+            self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal,
+            self.search_until, self.search_looks, self.search_look,
+        )  # fmt: skip
 
     # -- settings -------------------------------------------------------------------------------------
     def set_settings(self, i: int, settings: BehaviourSettings) -> None:

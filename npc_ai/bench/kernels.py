@@ -22,6 +22,7 @@ KERNEL_MODULES = (
     "navigation.paths",
     "navigation.polyanya",
     "npc_ai.animation.kernels",
+    "npc_ai.behaviour.kernels",
     "npc_ai.body.kernels",
 )
 """The modules holding the package's compiled kernels."""

@@ -1,0 +1,116 @@
+"""The compiled state rules: a row that needs Python stops before writing anything, and runs the same
+afterwards as if the rule had done the work itself."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from npc_ai.behaviour import kernels, states
+from npc_ai.behaviour.table import CHASE, NONE, WANDER
+from npc_ai.sim import Simulation, SimulationSettings
+from scenes import load_scene
+
+
+@pytest.fixture
+def sim() -> Simulation:
+    s = Simulation(load_scene("warehouse"), seed=2, settings=SimulationSettings(npcs=3, player=None))
+    s.run(0.1)
+    yield s
+    s.close()
+
+
+def _run_rules(sim: Simulation, rows: list[int]) -> tuple[int, int]:
+    b = sim.behaviour
+    lo, ag = b.locomotion, b.locomotion.agents
+    body = (
+        lo.positions,
+        lo.yaw,
+        lo.velocities,
+        ag.has_path,
+        ag.next_position,
+        ag.remaining_distance(),
+        ag.radius,
+    )
+    b.rule_work.next_state[:] = NONE
+    b.rule_work.note[:] = 0
+    return kernels.decide_rows(
+        np.array(rows, dtype=np.int64), sim.time, *body, *b.rule_arrays, *b.rule_work.arrays
+    )
+
+
+def _snapshot(sim: Simulation) -> list[np.ndarray]:
+    return [np.array(a, copy=True) for a in sim.behaviour.rule_arrays]
+
+
+def _wanderer_facing_a_wall(sim: Simulation, i: int) -> None:
+    b = sim.behaviour
+    b.state[i] = WANDER  # (the scene's NPCs patrol)
+    b.wander_next_pick[i] = sim.time + 5.0  # no pick due
+    b.wander_heading[i] = b.locomotion.yaw[i]  # not turning
+    b.has_probe[i] = True
+    b.probe_forward[i] = 0.5 * b.cfg.obstacle_range[i]  # something ahead
+    b.probe_left[i], b.probe_right[i] = np.nan, 3.0  # free on the left (not cast), a crate on the right
+
+
+def test_a_row_that_needs_a_draw_writes_nothing_until_it_has_it(sim: Simulation) -> None:
+    b = sim.behaviour
+    _wanderer_facing_a_wall(sim, 1)
+    before = _snapshot(sim)
+    pending, cleared = _run_rules(sim, [1])
+    assert (pending, cleared) == (1, 0)
+    assert b.rule_work.pending[0] == 1 and b.rule_work.status[1] == kernels.TURN_AWAY
+    for was, now in zip(before, b.rule_arrays, strict=True):
+        np.testing.assert_array_equal(was, now)  # not a single write
+    # the draw, then the same row again: it takes the turn and consumes the probe
+    b.turn_heading[1], b.turn_ready[1] = 1.25, True
+    assert _run_rules(sim, [1]) == (0, 0)
+    assert b.wander_heading[1] == 1.25
+    assert not b.has_probe[1] and not b.turn_ready[1]
+    cap = (
+        b.cfg.walk_speed[1]
+        * (b.probe_forward[1] - b.cfg.stop_gap[1])
+        / (b.cfg.obstacle_range[1] - b.cfg.stop_gap[1])
+    )
+    assert b.wander_cap[1] == pytest.approx(max(0.0, cap))
+    assert b.locomotion.free[1]
+    step = b.cfg.turn_step[1]
+    assert abs(b.locomotion.free_heading[1] - b.locomotion.yaw[1]) == pytest.approx(step)  # one turn step
+
+
+def test_decide_draws_the_turn_from_the_npcs_own_generator(sim: Simulation) -> None:
+    """`states.decide` hands the draw back to Python: the turn is the seeded 45-110 degrees toward the
+    freer side (left here), drawn from row 1's Generator and nobody else's."""
+    b = sim.behaviour
+    _wanderer_facing_a_wall(sim, 1)
+    yaw = float(b.locomotion.yaw[1])
+    expect_rng = np.random.Generator(np.random.PCG64())
+    expect_rng.bit_generator.state = b.rngs[1].bit_generator.state
+    others = [r.bit_generator.state for k, r in enumerate(b.rngs) if k != 1]
+    active = np.zeros(b.n, dtype=bool)
+    active[1] = True
+    states.decide(b, active)
+    s = b.settings[1]
+    angle = math.radians(float(expect_rng.uniform(s.turn_min_deg, s.turn_max_deg)))
+    assert b.wander_heading[1] == pytest.approx(math.remainder(yaw + angle, 2 * math.pi))
+    assert [r.bit_generator.state for k, r in enumerate(b.rngs) if k != 1] == others
+
+
+def test_a_chaser_plans_once_then_reports_its_arrival(sim: Simulation) -> None:
+    b = sim.behaviour
+    i = 2
+    here = b.positions()[i].copy()
+    b.state[i] = CHASE
+    b.has_memory[i], b.memory_position[i], b.memory_time[i] = True, here, sim.time
+    b.goal_speed[i] = np.nan  # the legs have no goal yet
+    pending, _ = _run_rules(sim, [i])
+    assert pending == 1 and b.rule_work.status[i] == kernels.PLAN
+    np.testing.assert_array_equal(b.rule_work.plan_goal[i], here)
+    assert b.rule_work.plan_speed[i] == b.cfg.run_speed[i]
+    b.plan(i, b.rule_work.plan_goal[i].copy(), float(b.rule_work.plan_speed[i]))
+    assert _run_rules(sim, [i]) == (0, 0)
+    np.testing.assert_array_equal(b.pursuit_goal[i], here)
+    assert b.rule_work.note[i] == kernels.REACHED  # the goal is where it stands
+    assert b.rule_work.next_state[i] != NONE
