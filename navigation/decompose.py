@@ -50,11 +50,12 @@ def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _cdt_pieces(poly: Polygon, cuts: list[tuple[int, float]], depth: int = 0) -> list[np.ndarray]:
-    """CDT triangles (k, 3, 2) of one polygon; where GEOS cannot triangulate it (holes touching the shell
-    at a point can defeat its hole joiner), bisect the polygon and triangulate the halves (cuts recorded)."""
+    """CDT triangles of one polygon, as (k, 3, 2) arrays; where GEOS cannot triangulate it (holes touching
+    the shell at a point can defeat its hole joiner), bisect the polygon and triangulate the halves (cuts
+    recorded)."""
     try:
         out = shapely.constrained_delaunay_triangles(poly)
-        return [np.asarray(t.exterior.coords)[:3] for t in out.geoms]
+        return [shapely.get_coordinates(shapely.get_parts(out)).reshape(-1, 4, 2)[:, :3]]
     except shapely.errors.GEOSException:
         if depth > 24:
             raise NavMeshError("could not triangulate the walkable area (degenerate geometry)") from None
@@ -94,9 +95,9 @@ def triangulate(
     for poly in mp.geoms:
         if poly.area > 0:
             tris.extend(_cdt_pieces(poly, cuts))
-    if not tris:
+    if not sum(len(t) for t in tris):
         return np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), cuts
-    pts = np.asarray(tris, dtype=np.float64).reshape(-1, 2)
+    pts = np.concatenate(tris, dtype=np.float64).reshape(-1, 2)
     verts, inv = np.unique(pts, axis=0, return_inverse=True)
     ids = inv.reshape(-1, 3).astype(np.int64)
     a, b, c = verts[ids[:, 0]], verts[ids[:, 1]], verts[ids[:, 2]]

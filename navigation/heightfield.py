@@ -179,17 +179,23 @@ def _clearance(
 ) -> np.ndarray:
     """Which floors have `agent_height` of free space above them.
 
-    A ray cast down from `agent_height` above each floor must meet that floor first. Rays are blind inside
+    A ray cast down from `agent_height` above each covered floor (one found under another surface) must
+    meet that floor first; an uncovered floor was the first hit of a ray from above the level, so its
+    column is free. Rays are blind inside
     convex solids, though (PyBullet reports a ray that starts inside a box as a hit at fraction 0 or not
     at all, depending on the numbers), so a floor found under another surface (a floor under a shelf,
     a wall, a bridge) is also checked with a thin solid probe box when the source offers `boxes_overlap`.
     """
     ch, h = settings.cell_height, settings.agent_height
     lift = min(ch, 0.05)
-    starts = np.column_stack([x, y, z + h])
-    ends = np.column_stack([x, y, z - 2.0 * ch])
+    # An uncovered floor was the first thing a ray from above the level met, so the free column above it
+    # needs no second ray: only the covered floors are cast down at.
+    keep = np.ones(len(z), dtype=bool)
+    rows = np.flatnonzero(covered)
+    starts = np.column_stack([x[rows], y[rows], z[rows] + h])
+    ends = np.column_stack([x[rows], y[rows], z[rows] - 2.0 * ch])
     down = _cast(source, starts, ends)
-    keep: np.ndarray = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z) <= ch / 2)
+    keep[rows] = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z[rows]) <= ch / 2)
     probe = getattr(source, "boxes_overlap", None)
     check = np.flatnonzero(keep & covered)
     if probe is not None and check.size:
@@ -197,6 +203,12 @@ def _clearance(
         centres = np.column_stack([x[check], y[check], z[check] + lift + half[2]])
         keep[check] = ~np.asarray(probe(centres, half), dtype=bool)
     return keep
+
+
+_RUN_TOLERANCE = 1e-6  # links whose ray heights differ by at most this share one long ray [m]
+_ON_CENTRE = (
+    1e-6  # a run ray's hit this close to a cell centre [cells] is on it (and rays reach past the last)
+)
 
 
 def _cut_walls(
@@ -208,6 +220,10 @@ def _cut_walls(
     have the same floor height and would be linked straight through it. Each +x / +y link is tested at
     knee height (just above max_climb) and at head height (just below agent_height); a hit cuts the link
     both ways, so the wall erodes the floor on each side.
+
+    Links in a row at the same height (a run) share one ray from the run's first cell centre to its last:
+    a hit cuts the link it lies in and the ray restarts at the next centre, so a run costs one ray plus one
+    per wall in it, not one per link.
     """
     cs = settings.cell_size
     low = settings.max_climb + min(0.05, settings.agent_height / 4)
@@ -219,15 +235,81 @@ def _cut_walls(
             continue
         k2 = links[iy, ix, k, d]
         z = np.maximum(Z[iy, ix, k], Z[iy + dy, ix + dx, k2])
-        a = np.column_stack([origin[0] + (ix + 0.5) * cs, origin[1] + (iy + 0.5) * cs])
-        b = a + (dx * cs, dy * cs)
+        order, first, length = _runs(Z.shape, iy, ix, k, k2, z, dx, dy)
+        head = order[first]
+        a = np.column_stack([origin[0] + (ix[head] + 0.5) * cs, origin[1] + (iy[head] + 0.5) * cs])
+        step = np.array([dx * cs, dy * cs])
         blocked = np.zeros(len(iy), dtype=bool)
         for h in (low, high):
-            starts = np.column_stack([a, z + h])
-            ends = np.column_stack([b, z + h])
-            blocked |= _cast(source, starts, ends).hit
+            # runs still to cast, and the link each one's ray starts at (counted from the run's start)
+            run = np.arange(len(head))
+            pos = np.zeros(len(head), dtype=np.int64)
+            while run.size:
+                zr = z[head[run]] + h
+                span = length[run] - pos
+                starts = np.column_stack([a[run] + pos[:, None] * step, zr])
+                ends = np.column_stack([a[run] + (length[run] + _ON_CENTRE)[:, None] * step, zr])
+                hits = _cast(source, starts, ends)
+                hit = hits.hit
+                run, pos = run[hit], pos[hit]
+                t = pos + hits.fraction[hit] * (span[hit] + _ON_CENTRE)  # links from the run start
+                at = np.minimum(np.floor(t + _ON_CENTRE).astype(np.int64), length[run] - 1)
+                blocked[order[first[run] + at]] = True
+                # a hit on a cell centre also ends the link before it, as that link's own ray would see
+                near = np.rint(t).astype(np.int64)
+                on = (np.abs(t - near) <= _ON_CENTRE) & (near >= 1) & (near - 1 < at)
+                blocked[order[first[run[on]] + near[on] - 1]] = True
+                more = at + 1 < length[run]
+                run, pos = run[more], at[more] + 1
         links[iy[blocked], ix[blocked], k[blocked], d] = -1
         links[iy[blocked] + dy, ix[blocked] + dx, k2[blocked], back] = -1
+
+
+def _runs(
+    shape: tuple[int, ...],
+    iy: np.ndarray,
+    ix: np.ndarray,
+    k: np.ndarray,
+    k2: np.ndarray,
+    z: np.ndarray,
+    dx: int,
+    dy: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chain the links of one direction into runs: a link continues into the link that leaves the span it
+    reaches when their ray heights `z` [m] agree within _RUN_TOLERANCE and no other link continues into it.
+
+    Returns:
+        order: (n,) the links, run by run, each run from its first link on.
+        first: (r,) where each run starts in `order`.
+        length: (r,) links per run.
+    """
+    n = len(iy)
+    lid = np.full(shape, -1, dtype=np.int64)
+    lid[iy, ix, k] = np.arange(n)
+    succ = lid[iy + dy, ix + dx, k2]
+    ok = succ >= 0
+    ok[ok] = np.abs(z[succ[ok]] - z[ok]) <= _RUN_TOLERANCE
+    indeg = np.bincount(succ[ok], minlength=n)
+    ok &= indeg[np.maximum(succ, 0)] == 1
+    has_pred = np.zeros(n, dtype=bool)
+    has_pred[succ[ok]] = True
+    succ = np.where(ok, succ, -1)
+    run = np.full(n, -1, dtype=np.int64)
+    pos = np.zeros(n, dtype=np.int64)
+    cur = np.flatnonzero(~has_pred)
+    run[cur] = np.arange(len(cur))
+    depth = 0
+    while cur.size:  # one step along every run at once (runs are at most a row of the grid long)
+        nxt = succ[cur]
+        keep = nxt >= 0
+        depth += 1
+        run[nxt[keep]] = run[cur[keep]]
+        pos[nxt[keep]] = depth
+        cur = nxt[keep]
+    order = np.lexsort((pos, run))
+    length = np.bincount(run)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    return order, first, length
 
 
 def _links(Z: np.ndarray, max_climb: float) -> np.ndarray:

@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from navigation.errors import NavMeshError
 
@@ -236,9 +238,13 @@ class NavMesh:
         object.__setattr__(self, "meta", dict(self.meta))
 
 
-def _polygon_area(xy: np.ndarray) -> float:
-    x, y = xy[:, 0], xy[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+def _polygon_areas(x: np.ndarray, y: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Shoelace areas [m^2] of the polygons whose corners are runs off[p]:off[p+1] of x, y (CCW > 0)."""
+    sizes = np.diff(off)
+    nxt = np.arange(x.shape[0]) + 1
+    nxt[off[1:] - 1] = off[:-1]  # each polygon's last corner wraps to its first
+    terms = x * y[nxt] - x[nxt] * y
+    return 0.5 * np.add.reduceat(terms, off[:-1]) if sizes.size else np.zeros(0)
 
 
 def build_navmesh(
@@ -259,41 +265,67 @@ def build_navmesh(
         raise NavMeshError(f"vertices must be (n, 2) or (n, 3), got {v.shape}")
     if v.shape[1] == 2:
         v = np.column_stack([v, np.zeros(len(v))])
-    polys = [np.asarray(p, dtype=np.int64) for p in polygons]
-    n = len(polys)
-    sizes = np.array([len(p) for p in polys], dtype=np.int64)
+    n = len(polygons)
+    sizes = np.fromiter(map(len, polygons), dtype=np.int64, count=n)
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    pv = np.concatenate(polys) if n else np.zeros(0, np.int64)
-    edges: dict[tuple[int, int], tuple[int, int]] = {}
-    for p, ids in enumerate(polys):
-        for k in range(len(ids)):
-            key = (int(ids[k]), int(ids[(k + 1) % len(ids)]))
-            if key in edges:
-                raise NavMeshError(f"edge {key} is used twice in the same direction (overlapping polygons)")
-            edges[key] = (p, k)
-    nb = np.full(pv.shape[0], -1, dtype=np.int64)
-    for (a, b), (p, k) in edges.items():
-        other = edges.get((b, a))
-        if other is not None:
-            nb[off[p] + k] = other[0]
-    areas = np.array([_polygon_area(v[ids, :2]) for ids in polys], dtype=np.float64)
+    pv = (
+        np.fromiter((i for p in polygons for i in p), dtype=np.int64, count=int(off[-1]))
+        if n
+        else np.zeros(0, np.int64)
+    )
+    if (sizes < 3).any():
+        raise NavMeshError("poly_offsets must start at 0, end at len(poly_verts), polygons >= 3 vertices")
+    if pv.size and (pv.min() < 0 or pv.max() >= len(v)):
+        raise NavMeshError("poly_verts must index vertices and poly_neighbors must match its shape")
+    # edge k of polygon p runs pv[off[p] + k] -> the next corner; a portal is the same edge reversed
+    poly_of = np.repeat(np.arange(n), sizes)
+    nxt = np.arange(pv.shape[0]) + 1
+    if n:
+        nxt[off[1:] - 1] = off[:-1]
+    nv = np.int64(max(len(v), 1))
+    key = pv * nv + pv[nxt]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    dup = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if dup.size:
+        k = int(sorted_key[dup[0]])
+        raise NavMeshError(
+            f"edge {(k // int(nv), k % int(nv))} is used twice in the same direction (overlapping polygons)"
+        )
+    back = pv[nxt] * nv + pv
+    pos = np.clip(np.searchsorted(sorted_key, back), 0, max(len(key) - 1, 0))
+    found = sorted_key[pos] == back if key.size else np.zeros(0, dtype=bool)
+    nb = np.where(found, poly_of[order[pos]] if key.size else -1, -1).astype(np.int64)
+    areas = _polygon_areas(v[pv, 0], v[pv, 1], off)
     if n and (areas <= 0).any():
         bad = int(np.flatnonzero(areas <= 0)[0])
         raise NavMeshError(f"polygon {bad} is not counter-clockwise or has zero area")
     if planes is None:
         planes = np.zeros((n, 3))
-        for p, ids in enumerate(polys):
-            planes[p] = fit_plane(v[ids])
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    pof = np.repeat(np.arange(n), sizes)
-    g.add_edges_from(zip(pof[nb >= 0].tolist(), nb[nb >= 0].tolist(), strict=True))
-    comps = sorted(nx.connected_components(g), key=lambda c: (-sum(areas[i] for i in c), min(c)))
-    islands = np.zeros(n, dtype=np.int64)
-    for label, comp in enumerate(comps):
-        islands[list(comp)] = label
+        for p in range(n):
+            planes[p] = fit_plane(v[pv[off[p] : off[p + 1]]])
+    islands = _island_labels(n, poly_of[nb >= 0], nb[nb >= 0], areas)
     flags = np.where(islands > 0, FLAG_ISLAND, 0).astype(np.uint16)
     return NavMesh(v, off, pv, nb, np.asarray(planes, float), areas, islands, flags, dict(meta or {}))
+
+
+def _island_labels(n: int, a: np.ndarray, b: np.ndarray, areas: np.ndarray) -> np.ndarray:
+    """(n,) connected-component labels of the polygon graph with edges a-b: 0 for the largest total area,
+    then by decreasing area; areas equal to 1e-12 of the largest are ties (summation noise must not
+    order two equal islands), broken by the lowest polygon id first."""
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    comp = np.asarray(connected_components(graph, directed=False)[1], dtype=np.int64)
+    k = int(comp.max()) + 1
+    total = np.bincount(comp, weights=areas, minlength=k)
+    first = np.full(k, n, dtype=np.int64)
+    np.minimum.at(first, comp, np.arange(n))
+    rank = np.empty(k, dtype=np.int64)
+    level = np.rint(total * (1e12 / max(float(total.max()), 1e-300)))
+    rank[np.lexsort((first, -level))] = np.arange(k)
+    labels: np.ndarray = rank[comp]
+    return labels
 
 
 def fit_plane(points: np.ndarray) -> np.ndarray:

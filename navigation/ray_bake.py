@@ -29,7 +29,7 @@ from navigation.navmesh import NavMesh, build_navmesh, fit_plane
 from navigation.protocols import RayHitsLike, RaySource
 from navigation.settings import BakeSettings
 
-BAKE_VERSION = 2  # bumped when the same world and settings bake a different mesh (put it in cache keys)
+BAKE_VERSION = 3  # bumped when the same world and settings bake a different mesh (put it in cache keys)
 _COPLANAR_COS = float(np.cos(np.radians(5.0)))  # floors whose normals differ more are split
 
 

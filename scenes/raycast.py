@@ -6,6 +6,8 @@ import contextlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from scenes._bullet import Client
 from scenes.errors import WorldError
 
 MAX_RAYS_PER_BATCH = 16_383  # PyBullet's MAX_RAY_INTERSECTION_BATCH_SIZE - 1; 16,384 silently fails
+_BODY, _FRACTION, _POINT, _NORMAL = itemgetter(0), itemgetter(2), itemgetter(3), itemgetter(4)
 
 
 @dataclass(frozen=True)
@@ -66,14 +69,18 @@ def _batch(client: Client, starts: np.ndarray, ends: np.ndarray, mask: int, thre
         )
         if len(results) != hi - lo:
             raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")
-        # one pass over PyBullet's tuples: (body, link, fraction, (x, y, z), (nx, ny, nz))
-        rows = np.array([(r[0], r[2], *r[3], *r[4]) for r in results], dtype=np.float64).reshape(-1, 8)
-        ids = rows[:, 0].astype(np.int64)
+        # PyBullet answers one tuple per ray: (body, link, fraction, (x, y, z), (nx, ny, nz)); np.fromiter
+        # over itemgetter maps reads each column without building a Python row per ray
+        m = hi - lo
+        ids = np.fromiter(map(_BODY, results), dtype=np.int64, count=m)
+        frac = np.fromiter(map(_FRACTION, results), dtype=np.float64, count=m)
+        pts = np.fromiter(chain.from_iterable(map(_POINT, results)), dtype=np.float64, count=3 * m)
+        nrm = np.fromiter(chain.from_iterable(map(_NORMAL, results)), dtype=np.float64, count=3 * m)
         hit = ids >= 0
         body[lo:hi] = ids
-        fraction[lo:hi] = np.where(hit, rows[:, 1], 1.0)
-        point[lo:hi] = np.where(hit[:, None], rows[:, 2:5], ends[lo:hi])
-        normal[lo:hi] = np.where(hit[:, None], rows[:, 5:8], 0.0)
+        fraction[lo:hi] = np.where(hit, frac, 1.0)
+        point[lo:hi] = np.where(hit[:, None], pts.reshape(m, 3), ends[lo:hi])
+        normal[lo:hi] = np.where(hit[:, None], nrm.reshape(m, 3), 0.0)
     return RayHits(body=body, fraction=fraction, point=point, normal=normal)
 
 
