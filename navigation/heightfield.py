@@ -80,7 +80,7 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
     cx = lo[0] + (ix.ravel() + 0.5) * cs
     cy = lo[1] + (iy.ravel() + 0.5) * cs
     top, bottom = hi[2] + 1.0, lo[2] - 1.0
-    fc_parts, fz_parts, fn_parts, covered_parts = [], [], [], []
+    fc_parts, fz_parts, fn_parts, covered_parts, from_parts = [], [], [], [], []
     cells = np.arange(nx * ny)
     zstart = np.full(nx * ny, top)
     min_nz = math.cos(math.radians(settings.max_slope_deg))
@@ -104,6 +104,7 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
         fz_parts.append(hits.point[floor, 2])
         fn_parts.append(nrm[floor])
         covered_parts.append(found[cells[floor]] > 0)  # something was hit above this floor
+        from_parts.append(zstart[floor])  # the ray that found it came down from here
         found[cells[hit]] += 1
         nxt = (hit | inside) & (found[cells] < settings.max_layers)
         step[cells[hit]] = ch
@@ -111,10 +112,10 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
         zstart = (np.where(hit, hits.point[:, 2], zstart) - step[cells])[nxt]
         cells = cells[nxt]
     fc, fz, fn = np.concatenate(fc_parts), np.concatenate(fz_parts), np.concatenate(fn_parts)
-    covered = np.concatenate(covered_parts)
+    covered, free_from = np.concatenate(covered_parts), np.concatenate(from_parts)
     if fc.size == 0:
         raise NavMeshError("no walkable surface found: check static_bounds, max_slope_deg and the level")
-    keep = _clearance(source, cx[fc], cy[fc], fz, covered, settings)
+    keep = _clearance(source, cx[fc], cy[fc], fz, covered, free_from, settings)
     if not keep.any():
         raise NavMeshError(f"no floor has agent_height ({settings.agent_height} m) of free space above it")
     fc, fz, fn = fc[keep], fz[keep], fn[keep]
@@ -175,28 +176,30 @@ def _clearance(
     y: np.ndarray,
     z: np.ndarray,
     covered: np.ndarray,
+    free_from: np.ndarray,
     settings: BakeSettings,
 ) -> np.ndarray:
     """Which floors have `agent_height` of free space above them.
 
-    A ray cast down from `agent_height` above each covered floor (one found under another surface) must
-    meet that floor first; an uncovered floor was the first hit of a ray from above the level, so its
-    column is free. Rays are blind inside
-    convex solids, though (PyBullet reports a ray that starts inside a box as a hit at fraction 0 or not
-    at all, depending on the numbers), so a floor found under another surface (a floor under a shelf,
-    a wall, a bridge) is also checked with a thin solid probe box when the source offers `boxes_overlap`.
+    A ray cast down from `agent_height` above a floor must meet that floor first. The ray that found the
+    floor came down from `free_from` [m] and met nothing before it, so a floor found from at least
+    `agent_height` above (every uncovered floor: found from above the level) needs no second ray when the
+    source offers a probe (below). Rays
+    are blind inside convex solids, though (PyBullet reports a ray that starts inside a box as a hit at
+    fraction 0 or not at all, depending on the numbers), so a floor found under another surface (`covered`:
+    a floor under a shelf, a wall, a bridge) is also checked with a thin solid probe box when the source
+    offers `boxes_overlap`.
     """
     ch, h = settings.cell_height, settings.agent_height
     lift = min(ch, 0.05)
-    # An uncovered floor was the first thing a ray from above the level met, so the free column above it
-    # needs no second ray: only the covered floors are cast down at.
+    probe = getattr(source, "boxes_overlap", None)
     keep = np.ones(len(z), dtype=bool)
-    rows = np.flatnonzero(covered)
+    # without a probe, the ray is the only (if unreliable) check of a covered floor
+    rows = np.flatnonzero((free_from < z + h) | (covered if probe is None else False))
     starts = np.column_stack([x[rows], y[rows], z[rows] + h])
     ends = np.column_stack([x[rows], y[rows], z[rows] - 2.0 * ch])
     down = _cast(source, starts, ends)
     keep[rows] = down.hit & (down.fraction > 1e-9) & (np.abs(down.point[:, 2] - z[rows]) <= ch / 2)
-    probe = getattr(source, "boxes_overlap", None)
     check = np.flatnonzero(keep & covered)
     if probe is not None and check.size:
         half = np.array([settings.cell_size * 0.25, settings.cell_size * 0.25, (h - lift) / 2])
