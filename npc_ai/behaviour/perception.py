@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from navigation.angles import wrap_angle
 from npc_ai.errors import NpcAiError
 from scenes import World, groups
 
 EYE_CLEARANCE = 0.02  # [m] eye rays start this far outside the caster's capsule
+RAY_OVERSHOOT = 0.5  # [m] line-of-sight rays end this far past the aim point (to reach the surface)
 
 
 class PerceptionError(NpcAiError, ValueError):
@@ -83,17 +85,113 @@ def in_view_cone(
     return _in_view_cone(e, f, t, r, c)
 
 
+@njit(cache=True)
+def _inside(
+    ex: float, ey: float, ez: float, fx: float, fy: float, fz: float, tx: float, ty: float, tz: float,
+    r: float, c: float,
+) -> bool:  # fmt: skip
+    """Is the point t inside the cone of the eye e looking along f (any length > 0), radius r [m],
+    cosine of the half angle c? (A point at the eye is inside.)"""
+    dx, dy, dz = tx - ex, ty - ey, tz - ez
+    dist2 = dx * dx + dy * dy + dz * dz
+    if dist2 > r * r:
+        return False
+    if dist2 == 0.0:
+        return True
+    # cos(angle) >= c  <=>  dot >= c * dist * |f| (dist > 0); compare without dividing
+    dot = dx * fx + dy * fy + dz * fz
+    return dot >= c * math.sqrt(dist2) * math.sqrt(fx * fx + fy * fy + fz * fz) - 1e-12
+
+
+@njit(cache=True)
+def _cone_mask(e: np.ndarray, f: np.ndarray, t: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    out = np.zeros((e.shape[0], t.shape[0]), dtype=np.bool_)
+    for i in range(e.shape[0]):
+        for j in range(t.shape[0]):
+            out[i, j] = _inside(
+                e[i, 0], e[i, 1], e[i, 2], f[i, 0], f[i, 1], f[i, 2], t[j, 0], t[j, 1], t[j, 2], r[i], c[i]
+            )
+    return out
+
+
 def _in_view_cone(e: np.ndarray, f: np.ndarray, t: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """`in_view_cone` of checked arrays: eyes (n, 3), forwards (n, 3), targets (m, 3), radii and cosines
-    (n,) (what `Perception.sense` builds itself, every tick)."""
-    d = t[None, :, :] - e[:, None, :]  # (n, m, 3)
-    dist2 = np.einsum("nmk,nmk->nm", d, d)
-    inside = dist2 <= (r * r)[:, None]
-    dot = np.einsum("nmk,nk->nm", d, f)
-    dist = np.sqrt(dist2)
-    # cos(angle) >= c  <=>  dot >= c * dist * |f| (dist > 0); compare without dividing
-    in_angle = dot >= c[:, None] * dist * np.linalg.norm(f, axis=1)[:, None] - 1e-12
-    return inside & (in_angle | (dist2 == 0.0))
+    (n,)."""
+    return _cone_mask(
+        np.ascontiguousarray(e), np.ascontiguousarray(f), np.ascontiguousarray(t),
+        np.ascontiguousarray(r), np.ascontiguousarray(c),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _eye_ray(
+    ex: float,
+    ey: float,
+    ez: float,
+    tx: float,
+    ty: float,
+    tz: float,
+    clearance: float,
+    out: np.ndarray,
+    k: int,
+) -> None:
+    """Row k of `out` (p, 3): the start of the line-of-sight ray from e to t, `clearance` [m] from the eye
+    along the ray (at most the whole way)."""
+    dx, dy, dz = tx - ex, ty - ey, tz - ez
+    n = math.sqrt(dx * dx + dy * dy + dz * dz)
+    step = min(clearance, n)
+    if n > 0.0:
+        dx, dy, dz = dx / n, dy / n, dz / n
+    else:
+        dx, dy, dz = 0.0, 0.0, 0.0
+    out[k, 0], out[k, 1], out[k, 2] = ex + dx * step, ey + dy * step, ez + dz * step
+
+
+@njit(cache=True)
+def _eye_rays(e: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+    out = np.empty((e.shape[0], 3))
+    for k in range(e.shape[0]):
+        _eye_ray(e[k, 0], e[k, 1], e[k, 2], t[k, 0], t[k, 1], t[k, 2], c[k], out, k)
+    return out
+
+
+@njit(cache=True)
+def _sight_rays(
+    eyes: np.ndarray, yaws: np.ndarray, clearances: np.ndarray, radii: np.ndarray, cos_half: np.ndarray,
+    pts: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray, overshoot: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The line-of-sight rays of `Perception.see`: for each (eye i, target j) pair whose target is wanted,
+    whose AABB [lo, hi] overlaps the box of half size radii[i] around the eye, and which lies inside the
+    eye's view cone: the pair (p, 2), the ray start (p, 3) `clearances[i]` out from the eye and the ray end
+    (p, 3), `overshoot` [m] past the aim point."""
+    n, m = eyes.shape[0], pts.shape[0]
+    pairs = np.empty((n * m, 2), dtype=np.int64)
+    p = 0
+    for i in range(n):
+        ex, ey, ez, r = eyes[i, 0], eyes[i, 1], eyes[i, 2], radii[i]
+        fx, fy = math.cos(yaws[i]), math.sin(yaws[i])
+        for j in range(m):
+            if not wanted[j]:
+                continue
+            if not (lo[j, 0] <= ex + r and lo[j, 1] <= ey + r and lo[j, 2] <= ez + r):
+                continue
+            if not (hi[j, 0] >= ex - r and hi[j, 1] >= ey - r and hi[j, 2] >= ez - r):
+                continue
+            if _inside(ex, ey, ez, fx, fy, 0.0, pts[j, 0], pts[j, 1], pts[j, 2], r, cos_half[i]):
+                pairs[p, 0], pairs[p, 1] = i, j
+                p += 1
+    starts, ends = np.empty((p, 3)), np.empty((p, 3))
+    for k in range(p):
+        i, j = pairs[k, 0], pairs[k, 1]
+        _eye_ray(
+            eyes[i, 0], eyes[i, 1], eyes[i, 2], pts[j, 0], pts[j, 1], pts[j, 2], clearances[i], starts, k
+        )
+        dx, dy, dz = pts[j, 0] - starts[k, 0], pts[j, 1] - starts[k, 1], pts[j, 2] - starts[k, 2]
+        length = max(math.sqrt(dx * dx + dy * dy + dz * dz), 1e-9)
+        ends[k, 0] = pts[j, 0] + dx / length * overshoot
+        ends[k, 1] = pts[j, 1] + dy / length * overshoot
+        ends[k, 2] = pts[j, 2] + dz / length * overshoot
+    return pairs[:p], starts, ends
 
 
 def within_range(a: np.ndarray, b: np.ndarray, radius: np.ndarray | float) -> np.ndarray:
@@ -134,11 +232,8 @@ def eye_rays(
     e, t = _rows(eyes, "eyes"), _rows(targets, "targets")
     if len(e) != len(t):
         raise PerceptionError(f"eyes and targets must have the same rows, got {len(e)} and {len(t)}")
-    d = t - e
-    n = np.linalg.norm(d, axis=1, keepdims=True)
-    unit = np.divide(d, n, out=np.zeros_like(d), where=n > 0)
-    c = np.broadcast_to(np.asarray(clearance, dtype=np.float64), (len(e),))[:, None]
-    return e + unit * np.minimum(c, n), t
+    c = np.ascontiguousarray(np.broadcast_to(np.asarray(clearance, dtype=np.float64), (len(e),)))
+    return _eye_rays(np.ascontiguousarray(e), np.ascontiguousarray(t), c), t
 
 
 def heading_error(yaw: np.ndarray, origins: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -259,26 +354,18 @@ class Perception:
         seen = np.zeros((len(eyes), m), dtype=bool)
         if len(eyes) == 0 or m == 0:
             return seen, ids, pts
-        # 1. candidates: targets (of the wanted groups) whose AABB overlaps the box around each eye, the
-        # test an overlap query makes, in numpy: one AABB read per target, not one query per viewer
+        # candidates: targets (of the wanted groups) whose AABB overlaps the box around each eye (the test
+        # an overlap query makes, one AABB read per target), inside the eye's view cone; one ray batch for
+        # every such (viewer, target) pair, rays ending a little past the aim point to reach the surface
         lo, hi = self.world.aabbs(ids.tolist())
         wanted = np.array([bool(self.world.groups.get(int(b), groups.PROP) & target_groups) for b in ids])
-        box = radii[:, None, None]
-        cand = (lo[None] <= eyes[:, None] + box).all(axis=2) & (hi[None] >= eyes[:, None] - box).all(axis=2)
-        cand &= wanted[None]
-        if not cand.any():
-            return seen, ids, pts
-        # 2. view cones, all viewers at once
-        cone = _in_view_cone(eyes, forward_from_yaw(yaws), pts, radii, cos_half_angles)
-        pairs = np.argwhere(cand & cone)
+        pairs, starts, ends = _sight_rays(
+            np.ascontiguousarray(eyes, dtype=np.float64), np.ascontiguousarray(yaws, dtype=np.float64),
+            np.ascontiguousarray(clearances, dtype=np.float64), np.ascontiguousarray(radii, dtype=np.float64),
+            np.ascontiguousarray(cos_half_angles, dtype=np.float64), pts, lo, hi, wanted, RAY_OVERSHOOT,
+        )  # fmt: skip
         if len(pairs) == 0:
             return seen, ids, pts
-        # 3. one ray batch for every remaining (viewer, target) pair
-        starts, ends = eye_rays(eyes[pairs[:, 0]], pts[pairs[:, 1]], clearances[pairs[:, 0]])
-        # rays end a little past the aim point so they reach the target's surface
-        direction = ends - starts
-        length = np.linalg.norm(direction, axis=1, keepdims=True)
-        ends = ends + direction / np.maximum(length, 1e-9) * 0.5
         hits = self.world.ray_test(starts, ends, mask=self.mask | target_groups)
         self.rays_cast += len(pairs)
         self.batches += 1

@@ -158,18 +158,10 @@ def test_per_eye_arrays_of_the_wrong_length_are_refused() -> None:
         in_view_cone(np.zeros((2, 3)), np.ones((2, 3)), np.zeros((1, 3)), np.ones(3), 0.5)
 
 
-def test_perception_sense_runs_the_tested_view_cone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_perception_sense_sees_what_the_view_cone_says() -> None:
     from npc_ai.behaviour import perception as module
     from scenes import World, groups, load_scene
 
-    calls: list[tuple[np.ndarray, np.ndarray]] = []
-    real = module._in_view_cone  # the body of `in_view_cone`, without its input checks
-
-    def spy(eye, forward, targets, radius, cos_half_angle):  # type: ignore[no-untyped-def]
-        calls.append((np.asarray(radius), np.asarray(cos_half_angle)))
-        return real(eye, forward, targets, radius, cos_half_angle)
-
-    monkeypatch.setattr(module, "_in_view_cone", spy)
     with World(load_scene("arena"), seed=1) as world:
         npc = world.add_capsule((-12.0, -12.0, 0.0), group=groups.NPC)
         player = world.add_capsule((-9.0, -12.0, 0.0), group=groups.PLAYER)
@@ -178,8 +170,39 @@ def test_perception_sense_runs_the_tested_view_cone(monkeypatch: pytest.MonkeyPa
         viewers = [
             module.Viewer(eye, 0.0, npc, 0.4, 10.0, math.cos(math.radians(60))),  # faces the player
             module.Viewer(eye, math.pi, npc, 0.4, 10.0, math.cos(math.radians(60))),  # faces away
+            module.Viewer(eye, 0.0, npc, 0.4, 2.5, math.cos(math.radians(60))),  # short-sighted
         ]
         seen = module.Perception(world, period_ticks=1).sense(viewers, {player: np.array([-9.0, -12.0, 1.4])})
-    assert [set(s.visible) for s in seen] == [{player}, set()]
-    assert len(calls) == 1
-    np.testing.assert_allclose(calls[0][0], [10.0, 10.0])
+    assert [set(s.visible) for s in seen] == [{player}, set(), set()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(point, st.floats(-4, 4), st.floats(0, 30), st.floats(-1, 1)), min_size=1, max_size=6),
+    st.lists(point, min_size=1, max_size=5),
+)
+def test_the_shells_rays_are_the_view_cone_and_eye_rays(viewers: list, targets: list) -> None:
+    """The compiled candidate pass of `Perception.see` keeps exactly the pairs `in_view_cone` accepts (for
+    targets whose AABB holds their aim point) and starts their rays where `eye_rays` does."""
+    from npc_ai.behaviour.perception import _sight_rays
+
+    eyes = np.array([v[0] for v in viewers], dtype=np.float64)
+    yaws = np.array([v[1] for v in viewers])
+    radii = np.array([v[2] for v in viewers])
+    cos_half = np.array([v[3] for v in viewers])
+    clear = np.full(len(viewers), 0.42)
+    pts = np.array(targets, dtype=np.float64)
+    wanted = np.ones(len(pts), dtype=bool)
+    pairs, starts, ends = _sight_rays(
+        eyes, yaws, clear, radii, cos_half, pts, pts - 0.3, pts + 0.3, wanted, 0.5
+    )
+    cone = in_view_cone(eyes, forward_from_yaw(yaws), pts, radii, cos_half)
+    assert sorted(map(tuple, pairs.tolist())) == sorted(map(tuple, np.argwhere(cone).tolist()))
+    if len(pairs):
+        want_starts, _ = eye_rays(eyes[pairs[:, 0]], pts[pairs[:, 1]], clear[pairs[:, 0]])
+        np.testing.assert_array_equal(starts, want_starts)
+        past = np.linalg.norm(ends - pts[pairs[:, 1]], axis=1)
+        np.testing.assert_allclose(past[np.linalg.norm(pts[pairs[:, 1]] - starts, axis=1) > 1e-6], 0.5)
+    # nothing is a candidate when no target is wanted
+    none = _sight_rays(eyes, yaws, clear, radii, cos_half, pts, pts - 0.3, pts + 0.3, ~wanted, 0.5)[0]
+    assert len(none) == 0
