@@ -9,6 +9,7 @@ result says so (`PathResult.exact` False, reason BUDGET_EXCEEDED). Costs and poi
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from navigation.funnel import (
 )
 from navigation.kernel_cache import forget_stale_kernels
 from navigation.mesh_kernels import polygons_at
-from navigation.polyanya import BUDGET_EXCEEDED, FOUND, SearchScratch, search, search_mesh
+from navigation.polyanya import BUDGET_EXCEEDED, FOUND, search, search_mesh
 from navigation.results import PathResult, QueryReason, QueryStatus
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ _NO_POINTS.setflags(write=False)
 class PathFinder:
     """The path half of a `NavMeshQuery`: the search's flat mesh arrays and reusable scratch, made once.
 
+    The compiled call reads everything from two flat buffers (ints and floats: the mesh, the bucket grid,
+    the scratch) cut by a `layout` of boundaries, and writes the path into output buffers: a handful of
+    arguments instead of thirty, because every argument costs on each call.
+
     Args:
         query: the query whose mesh, point lookup (bucket grid) and height tolerance the paths use.
     """
@@ -63,31 +68,42 @@ class PathFinder:
     def __init__(self, query: NavMeshQuery) -> None:
         mesh = query.mesh
         self.query = query
-        self.arrays = search_mesh(mesh)
-        self.scratch = SearchScratch(self.arrays)
-        self._found = np.zeros((2, mesh.polygon_count), dtype=np.int64)
-        self._gaps = np.zeros(mesh.polygon_count)
-        self._islands = np.ascontiguousarray(mesh.islands, dtype=np.int64).copy()
-        self._flat_z = float(mesh.planes[0, 2]) if query._flat else math.nan
+        m = search_mesh(mesh)
+        n = mesh.polygon_count
         grid, starts, items = query._grid
-        m, s = self.arrays, self.scratch
-        # every array argument of the compiled call, in its order (one tuple: one lookup per query)
-        self._head: tuple[Any, ...] = (
-            grid, starts, items, float(query._origin[0]), float(query._origin[1]), query._bucket,
-            query._edges, query._plane_rows, self._islands,
-        )  # fmt: skip
-        self._tail: tuple[Any, ...] = (
-            self._found, self._gaps, m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps,
-            m.otol, s.root_g, s.root_stamp, s.marks, s.stamp,
-        )  # fmt: skip
+        flat_z = float(mesh.planes[0, 2]) if query._flat else math.nan
+        consts = [float(query._origin[0]), float(query._origin[1]), query._bucket, m.eps, m.otol, flat_z]
+        ints = [
+            m.offsets, m.vertex, m.across, m.back, m.vertex_flags, mesh.islands, grid, starts, items,
+            np.zeros(m.vertex_flags.shape[0], np.int64), np.zeros(2 * n, np.int64), np.zeros(1, np.int64),
+            np.zeros(2 * n, np.int64),
+        ]  # fmt: skip
+        floats = [m.xy, query._edges, mesh.planes, np.zeros(m.vertex_flags.shape[0]), np.zeros(n), consts]
+        self._ints, ibounds = _pack(ints, np.int64)
+        self._floats, fbounds = _pack(floats, np.float64)
+        shape = [n, query._edges.shape[2], m.xy.shape[0], m.vertex_flags.shape[0], m.max_corners]
+        self._layout = np.array([*ibounds, *fbounds, *shape], dtype=np.int64)
+        iv, fv = _views(self._ints, ibounds), _views(self._floats, fbounds)
+        # the search's arrays and scratch as views of the buffers, for the calls made from Python
+        self.arrays = m._replace(
+            offsets=iv[0], vertex=iv[1], across=iv[2], back=iv[3], vertex_flags=iv[4], xy=fv[0].reshape(-1, 2)
+        )
+        self._scratch = (fv[3], iv[9], iv[10].reshape(2, n), iv[11])  # root_g, root_stamp, marks, stamp
+        self._flat = query._flat
+        self._grow(64, n + 8)
         self._graph: nx.Graph | None = None
         self._centroids = mesh.centroids()
         self.fallbacks = 0  # paths that came from the approximate fallback (the node budget ran out)
 
+    def _grow(self, points: int, corridor: int) -> None:
+        """Output buffers for paths of up to `points` turning points and `corridor` polygons."""
+        self._out_pts = np.empty((points, 3))
+        self._out_ints = np.empty(points + corridor, dtype=np.int64)  # vertex ids, then the corridor
+
     def warm_up(self) -> None:
         """Run the compiled call once (a start off the mesh: no search), so that no query pays for
         compiling or loading it."""
-        far = float(self.query._origin[0]) - 1e3
+        far = float(self._floats[-6]) - 1e3
         self.find((far, far, math.nan), (far, far, math.nan), 1.0, 1)
 
     def find(
@@ -95,15 +111,23 @@ class PathFinder:
     ) -> PathResult:
         """The path from s to g [m] (z NaN: any height), points within `tolerance` [m] of a polygon's
         height, at most `budget` search nodes (see `NavMeshQuery.find_path`)."""
-        code, _, _, pts, vid, corridor = _FIND_PATH(
-            *self._head, tolerance, *self._tail, s[0], s[1], s[2], g[0], g[1], g[2], budget, self._flat_z
-        )
-        if code == FOUND and self._flat_z == self._flat_z:  # not NaN: a flat mesh, the points are final
-            return PathResult(QueryStatus.SUCCESS, tuple(corridor.tolist()), pts)
+        while True:
+            pts, ints = self._out_pts, self._out_ints
+            code, k, m = _FIND_PATH(
+                self._ints, self._floats, self._layout, pts, ints, s[0], s[1], s[2], g[0], g[1], g[2],
+                tolerance, budget,
+            )  # fmt: skip
+            cap = pts.shape[0]
+            if k <= cap and m <= ints.shape[0] - cap:
+                break
+            self._grow(2 * max(k, cap), 2 * max(m, ints.shape[0] - cap))  # a long path: room, then again
+        if code == FOUND:
+            corridor = ints[cap : cap + m].tolist()
+            if self._flat:  # the points are final
+                return PathResult(QueryStatus.SUCCESS, tuple(corridor), pts[:k].copy())
+            return self._finish(QueryStatus.SUCCESS, QueryReason.NONE, pts[:k], ints[:k], corridor)
         if code == OFF_MESH:
             return PathResult(QueryStatus.INVALID, (), _NO_POINTS, QueryReason.START_OFF_MESH)
-        if code == FOUND:
-            return self._finish(QueryStatus.SUCCESS, QueryReason.NONE, pts, vid, corridor.tolist())
         return self._rare(code, s, g, tolerance, budget)
 
     def _rare(
@@ -125,9 +149,11 @@ class PathFinder:
             on = q._polygons_at(near.point, math.inf)
             reach = [p for p in on if islands[p] == island] or [near.polygon]
             sp = [p for p in sp if islands[p] == island]
+            a = self.arrays
             found = _SEARCH(
-                *self._tail[2:], s[0], s[1], np.array(sp, dtype=np.int64), len(sp), target[0], target[1],
-                np.array(reach, dtype=np.int64), len(reach), budget,
+                a.offsets, a.xy, a.vertex, a.across, a.back, a.vertex_flags, a.eps, a.otol, *self._scratch,
+                s[0], s[1], np.array(sp, dtype=np.int64), len(sp), target[0], target[1],
+                np.array(reach, dtype=np.int64), len(reach), budget, a.max_corners,
             )  # fmt: skip
             code, _, _, xy, vid, corridor = found
             if code == FOUND:
@@ -198,54 +224,85 @@ class PathFinder:
         return owners
 
 
+def _pack(parts: list[Any], dtype: type) -> tuple[np.ndarray, list[int]]:
+    """The arrays `parts`, flattened into one buffer of `dtype`, and their boundaries in it."""
+    flat: list[np.ndarray] = [np.ascontiguousarray(p, dtype=dtype).ravel() for p in parts]
+    bounds = np.concatenate([[0], np.cumsum([f.shape[0] for f in flat])]).astype(np.int64).tolist()
+    return np.concatenate(flat), bounds
+
+
+def _views(buffer: np.ndarray, bounds: list[int]) -> list[np.ndarray]:
+    return [buffer[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+_NI, _NF = 14, 7  # boundaries of the int and float buffers in the layout: 13 and 6 parts
+
+
 @njit(cache=True)
 def find_path(
-    grid: np.ndarray,
-    starts: np.ndarray,
-    items: np.ndarray,
-    origin_x: float,
-    origin_y: float,
-    size: float,
-    edges: np.ndarray,
-    planes: np.ndarray,
-    islands: np.ndarray,
-    tolerance: float,
-    found: np.ndarray,
-    gaps: np.ndarray,
-    offsets: np.ndarray,
-    cxy: np.ndarray,
-    cvid: np.ndarray,
-    across: np.ndarray,
-    back: np.ndarray,
-    vflags: np.ndarray,
-    eps: float,
-    otol: float,
-    root_g: np.ndarray,
-    root_stamp: np.ndarray,
-    marks: np.ndarray,
-    stamps: np.ndarray,
+    ints: np.ndarray,
+    floats: np.ndarray,
+    layout: np.ndarray,
+    out_pts: np.ndarray,
+    out_ints: np.ndarray,
     sx: float,
     sy: float,
     sz: float,
     gx: float,
     gy: float,
     gz: float,
+    tolerance: float,
     max_nodes: int,
-    flat_z: float,
-) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
-    """`NavMeshQuery.find_path`'s common case in one compiled call: the polygons under the start and the
-    goal (`mesh_kernels.polygons_at` within `tolerance` [m] of their heights; z NaN: any height; `found`
-    (2, P) and `gaps` (P,) are scratch), the goal polygons on the start's islands, then `search`.
-    Returns `search`'s tuple, with points (k, 3) [m]: on a flat mesh (`flat_z` [m] its height, else NaN)
-    at that height and without collinear interior points (`funnel.drop_collinear`), else with z NaN
-    (the caller lifts them). Instead of searching: OFF_MESH (the start is on no polygon), UNREACHABLE
-    (no goal polygon shares an island with a start polygon), with empty arrays."""
-    empty_f, empty_i = np.empty((0, 3)), np.empty(0, np.int64)
+) -> tuple[int, int, int]:
+    """`NavMeshQuery.find_path`'s common case in one compiled call, over a `PathFinder`'s buffers: the
+    polygons under the start and the goal (`mesh_kernels.polygons_at` within `tolerance` [m] of their
+    heights; z NaN: any height), the goal polygons on the start's islands, then `polyanya.search` (at most
+    `max_nodes` expansions). Returns (code, turning points k, corridor polygons m): FOUND, NO_PATH,
+    BUDGET_EXCEEDED as `search`, or OFF_MESH (the start is on no polygon) or UNREACHABLE (no goal polygon
+    shares an island with a start polygon). A found path is written when it fits: its points (k, 3) [m]
+    into `out_pts` (on a flat mesh at its height and without collinear interior points, as
+    `funnel.drop_collinear`; else z NaN, the caller lifts them), their vertex ids (-1: none) into the first
+    k of `out_ints`, the corridor after the first len(out_pts) of `out_ints`; a caller whose buffers are
+    too small calls again with larger ones."""
+    ib, fb = layout[:_NI], layout[_NI : _NI + _NF]
+    shape = _NI + _NF  # then: polygons, edge slots per polygon, corners, vertices, most corners
+    n_poly, n_edge_slots, n_corners, max_k = (
+        layout[shape],
+        layout[shape + 1],
+        layout[shape + 2],
+        layout[shape + 4],
+    )
+    offsets, cvid, across, back = (
+        ints[ib[0] : ib[1]],
+        ints[ib[1] : ib[2]],
+        ints[ib[2] : ib[3]],
+        ints[ib[3] : ib[4]],
+    )
+    vflags, islands = ints[ib[4] : ib[5]], ints[ib[5] : ib[6]]
+    grid, starts, items = ints[ib[6] : ib[7]], ints[ib[7] : ib[8]], ints[ib[8] : ib[9]]
+    root_stamp, marks, stamps = (
+        ints[ib[9] : ib[10]],
+        ints[ib[10] : ib[11]].reshape((2, n_poly)),
+        ints[ib[11] : ib[12]],
+    )
+    found = ints[ib[12] : ib[13]].reshape((2, n_poly))
+    cxy = floats[fb[0] : fb[1]].reshape((n_corners, 2))
+    edges = floats[fb[1] : fb[2]].reshape((6, n_poly, n_edge_slots))
+    planes = floats[fb[2] : fb[3]].reshape((n_poly, 3))
+    root_g, gaps, consts = floats[fb[3] : fb[4]], floats[fb[4] : fb[5]], floats[fb[5] : fb[6]]
+    origin_x, origin_y, size, eps, otol, flat_z = (
+        consts[0],
+        consts[1],
+        consts[2],
+        consts[3],
+        consts[4],
+        consts[5],
+    )
     n_s = polygons_at(
         grid, starts, items, origin_x, origin_y, size, edges, planes, sx, sy, sz, tolerance, found[0], gaps
     )
     if n_s == 0:
-        return OFF_MESH, math.inf, 0, empty_f, empty_i, empty_i
+        return OFF_MESH, 0, 0
     n_g = polygons_at(
         grid, starts, items, origin_x, origin_y, size, edges, planes, gx, gy, gz, tolerance, found[1], gaps
     )
@@ -258,28 +315,39 @@ def find_path(
                 n_r += 1
                 break
     if n_r == 0:
-        return UNREACHABLE, math.inf, 0, empty_f, empty_i, empty_i
+        return UNREACHABLE, 0, 0
     island = islands[found[1, 0]]
     m = 0
     for i in range(n_s):
         if islands[found[0, i]] == island:
             found[0, m] = found[0, i]
             m += 1
-    code, cost, expanded, xy, vid, corridor = search(
+    code, _, _, xy, vid, corridor = search(
         offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps,
-        sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes,
+        sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes, max_k,
     )  # fmt: skip
-    pts = np.empty((xy.shape[0], 3))
-    pts[:, :2] = xy
-    pts[:, 2] = flat_z
-    if code == FOUND and not math.isnan(flat_z) and pts.shape[0] > 2:
+    if code != FOUND:
+        return code, 0, 0
+    k = xy.shape[0]
+    if not math.isnan(flat_z) and k > 2:
+        pts = np.empty((k, 3))
+        pts[:, :2] = xy
+        pts[:, 2] = flat_z
         keep = _kept_points(pts, HORIZONTAL_TOLERANCE, COLLINEAR_TOLERANCE)
-        if keep.shape[0] < pts.shape[0]:
-            pts, vid = pts[keep], vid[keep]
-    return code, cost, expanded, pts, vid, corridor
+        k = keep.shape[0]
+    else:
+        keep = np.arange(k)
+    cap = out_pts.shape[0]
+    if k > cap or corridor.shape[0] > out_ints.shape[0] - cap:
+        return code, k, corridor.shape[0]
+    for i in range(k):
+        out_pts[i, 0], out_pts[i, 1], out_pts[i, 2] = xy[keep[i], 0], xy[keep[i], 1], flat_z
+        out_ints[i] = vid[keep[i]]
+    out_ints[cap : cap + corridor.shape[0]] = corridor
+    return code, k, corridor.shape[0]
 
 
 # the kernels as plain callables: they take the argument tuples above spread out
 _Found = tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]
-_FIND_PATH: Callable[..., _Found] = find_path
+_FIND_PATH: Callable[..., tuple[int, int, int]] = find_path
 _SEARCH: Callable[..., _Found] = search

@@ -46,6 +46,7 @@ class SearchMesh(NamedTuple):
         vertex_flags: (V,) int64 bits: 1 the vertex is on a wall edge, 2 on more than two.
         eps: points closer than this are the same point [m].
         otol: orientation tests closer to 0 than this count as collinear [m^2].
+        max_corners: the largest polygon's corner count.
     """
 
     offsets: np.ndarray
@@ -56,6 +57,7 @@ class SearchMesh(NamedTuple):
     vertex_flags: np.ndarray
     eps: float
     otol: float
+    max_corners: int
 
 
 def search_mesh(mesh: NavMesh) -> SearchMesh:
@@ -89,6 +91,7 @@ def search_mesh(mesh: NavMesh) -> SearchMesh:
         flags.astype(np.int64),
         float(mesh.length_epsilon),
         float(1e-12 * mesh.length_scale**2),
+        int(np.diff(off).max()),
     )
 
 
@@ -176,7 +179,7 @@ class Polyanya:
             m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps, m.otol,
             s.root_g, s.root_stamp, s.marks, s.stamp,
             float(start[0]), float(start[1]), start_polys, len(start_polys),
-            float(goal[0]), float(goal[1]), goal_polys, len(goal_polys), int(max_nodes),
+            float(goal[0]), float(goal[1]), goal_polys, len(goal_polys), int(max_nodes), m.max_corners,
         )  # fmt: skip
         return out
 
@@ -302,9 +305,11 @@ def search(
     goal_polys: np.ndarray,
     n_goal: int,
     max_nodes: int,
+    max_k: int,
 ) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
     """Polyanya from (sx, sy) in the first `n_start` of `start_polys` to (gx, gy) in the first `n_goal` of
-    `goal_polys` [m], over a `SearchMesh`'s arrays with a `SearchScratch`'s. Returns (FOUND / NO_PATH /
+    `goal_polys` [m], over a `SearchMesh`'s arrays (`max_k` its largest polygon's corner count) with a
+    `SearchScratch`'s. Returns (FOUND / NO_PATH /
     BUDGET_EXCEEDED, cost [m] (inf unless FOUND), nodes expanded, (k, 2) turning points [m] start to goal,
     (k,) their vertex ids (-1 for none), (m,) the corridor's polygon ids); the arrays are empty unless
     FOUND."""
@@ -322,9 +327,6 @@ def search(
             corridor = np.empty(1, dtype=np.int64)
             corridor[0] = p0
             return FOUND, math.hypot(gx - sx, gy - sy), 0, xy, np.full(2, -1, dtype=np.int64), corridor
-    max_k = 0
-    for p in range(offsets.shape[0] - 1):
-        max_k = max(max_k, offsets[p + 1] - offsets[p])
     # nodes: float (lx, ly, rx, ry, g of the root); int (root, left vid, right vid, polygon, edge, parent);
     # a seed node's parent is -2 - the start polygon it leaves
     nf = np.empty((256, 5))
