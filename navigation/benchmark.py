@@ -44,12 +44,14 @@ class ScenarioRow:
 
 @dataclass(frozen=True)
 class ScenarioReport:
-    """Rows plus the bake that served them: bake time [s] and polygon count."""
+    """Rows plus the bake that served them: bake time [s] and polygon count; `fallbacks`: how many paths
+    came from the approximate fallback because the exact search ran out of nodes (0 on the benchmark maps)."""
 
     rows: list[ScenarioRow]
     bake_seconds: float
     polygon_count: int
     mesh: NavMesh
+    fallbacks: int = 0
 
 
 def solve_scenarios(
@@ -94,4 +96,4 @@ def solve_scenarios(
         )
         if on_row is not None:
             on_row(rows[-1])
-    return ScenarioReport(rows, bake, mesh.polygon_count, mesh)
+    return ScenarioReport(rows, bake, mesh.polygon_count, mesh, query.path_fallbacks)

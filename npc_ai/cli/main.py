@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from npc_ai import __version__
+from npc_ai.cli import nav_bench as nav_bench_cli
 from npc_ai.cli import sim as sim_cli
 from npc_ai.cli import types as cli_types
 from npc_ai.cli.progress import StderrProgress
@@ -305,6 +306,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm = bench_sub.add_parser("sim", help="simulation throughput: NPC-ticks per second for 10, 50, 100 NPCs")
     sim_cli.add_bench_sim_arguments(bm)
     bm.set_defaults(func=sim_cli.cmd_bench_sim)
+    bn = bench_sub.add_parser(
+        "nav", help="exact path queries on the MovingAI maps, next to pynavmesh when it is installed"
+    )
+    nav_bench_cli.add_bench_nav_arguments(bn)
+    bn.set_defaults(func=nav_bench_cli.cmd_bench_nav)
     bk = bench_sub.add_parser(
         "soak", help="long runs: exceptions, NaNs, bodies below the floor or in walls, stuck NPCs, memory"
     )
