@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navigation.bake_kernels import link_floors
 from navigation.errors import NavMeshError
 from navigation.protocols import RayHits, RaySource
 from navigation.settings import BakeSettings
@@ -87,6 +88,9 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
     found = np.zeros(nx * ny, dtype=np.int64)
     step = np.full(nx * ny, ch)  # how far below the last hit the next ray starts [m]
     max_step = max(ch, settings.agent_height / 2)
+    # No floor lies below the level's bottom, so under a hit less than agent_height above it any floor
+    # would be within agent_height of that hit, and fail the clearance test: such a column is done.
+    deepest = lo[2] + settings.agent_height
     for _ in range(settings.max_layers + 64):
         if cells.size == 0:
             break
@@ -106,7 +110,7 @@ def sample_heightfield(source: RaySource, settings: BakeSettings) -> Heightfield
         covered_parts.append(found[cells[floor]] > 0)  # something was hit above this floor
         from_parts.append(zstart[floor])  # the ray that found it came down from here
         found[cells[hit]] += 1
-        nxt = (hit | inside) & (found[cells] < settings.max_layers)
+        nxt = (inside | (hit & (hits.point[:, 2] >= deepest))) & (found[cells] < settings.max_layers)
         step[cells[hit]] = ch
         step[cells[inside]] = np.minimum(step[cells[inside]] * 2.0, max_step)
         zstart = (np.where(hit, hits.point[:, 2], zstart) - step[cells])[nxt]
@@ -317,15 +321,6 @@ def _runs(
 
 def _links(Z: np.ndarray, max_climb: float) -> np.ndarray:
     """For each span and direction, the neighbour span with the closest height if within max_climb."""
-    ny, nx, L = Z.shape
-    out = np.full((ny, nx, L, 4), -1, dtype=np.int64)
-    pad = np.full((ny + 2, nx + 2, L), np.nan)
-    pad[1:-1, 1:-1] = Z
-    for d, (dx, dy) in enumerate(_DIRS):
-        Zn = pad[1 + dy : 1 + dy + ny, 1 + dx : 1 + dx + nx]  # neighbour cell's floors
-        dz = np.abs(Z[..., :, None] - Zn[..., None, :])  # (ny, nx, L, L)
-        dz = np.where(np.isnan(dz), np.inf, dz)
-        best = np.argmin(dz, axis=-1)
-        ok = np.take_along_axis(dz, best[..., None], axis=-1)[..., 0] <= max_climb + 1e-9
-        out[..., d] = np.where(ok, best, -1)
+    out = np.empty((*Z.shape, 4), dtype=np.int64)
+    link_floors(np.ascontiguousarray(Z, dtype=np.float64), float(max_climb), out)
     return out

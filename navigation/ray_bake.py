@@ -22,6 +22,7 @@ from scipy.sparse.csgraph import connected_components
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
+from navigation.bake_kernels import split_regions
 from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
 from navigation.errors import NavMeshError
 from navigation.heightfield import _DIRS, Heightfield, sample_heightfield
@@ -198,45 +199,14 @@ def _split_conflicts(
         bad.update(np.unique(region[conflict]).tolist())
     if not bad:
         return region
-    out = region.copy()
-    next_label = int(region.max()) + 1
-    for r in sorted(bad):
-        spans = np.flatnonzero(region == r)
-        todo = set(spans.tolist())
-        for seed in spans.tolist():
-            if seed not in todo:
-                continue
-            label = next_label
-            next_label += 1
-            occupied: dict[int, int] = {int(cell[seed]): seed}
-            todo.discard(seed)
-            out[seed] = label
-            stack = [seed]
-            while stack:
-                u = stack.pop()
-                for d, (dx, dy) in enumerate(_DIRS):
-                    lk = hf.links[iy[u], ix[u], k[u], d]
-                    if lk < 0:
-                        continue
-                    v = int(sid[iy[u] + dy, ix[u] + dx, lk])
-                    if v not in todo or int(cell[v]) in occupied:
-                        continue
-                    ok = True
-                    for d2, (ex, ey) in enumerate(_DIRS):
-                        x2, y2 = ix[v] + ex, iy[v] + ey
-                        if not (0 <= x2 < nx and 0 <= y2 < ny):
-                            continue
-                        w = occupied.get(int(y2 * nx + x2))
-                        if w is not None:
-                            l2 = hf.links[iy[v], ix[v], k[v], d2]
-                            if l2 < 0 or int(sid[y2, x2, l2]) != w:
-                                ok = False
-                                break
-                    if ok:
-                        todo.discard(v)
-                        occupied[int(cell[v])] = v
-                        out[v] = label
-                        stack.append(v)
+    out = region.astype(np.int64)
+    rows = np.flatnonzero(np.isin(region, np.array(sorted(bad))))
+    rows = rows[np.argsort(region[rows], kind="stable")]  # region by region, spans in increasing id
+    starts = np.flatnonzero(np.diff(region[rows], prepend=-2))
+    starts = np.append(starts, len(rows)).astype(np.int64)
+    links = np.ascontiguousarray(hf.links, dtype=np.int64)
+    iy, ix, k = (np.ascontiguousarray(a, dtype=np.int64) for a in (iy, ix, k))
+    split_regions(links, sid, iy, ix, k, rows.astype(np.int64), starts, out, int(region.max()) + 1)
     return out
 
 
