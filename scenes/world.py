@@ -480,12 +480,21 @@ class World:
         shape = self._box_shape(h)
         out = np.zeros(len(c), dtype=bool)
         closest = 0
-        for i, centre in enumerate(c):
-            found = self.client.getOverlappingObjects((centre - h).tolist(), (centre + h).tolist()) or ()
-            for body in {b for b, _link in found if self.groups.get(b, groups.PROP) & mask}:
+        # raw calls with plain lists: a probe per floor of a large level is ~100,000 boxes
+        overlapping, closest_points, cid, group_of = (
+            pb.getOverlappingObjects,
+            pb.getClosestPoints,
+            self._cid,
+            self.groups,
+        )
+        for i, (centre, lo, hi) in enumerate(
+            zip(c.tolist(), (c - h).tolist(), (c + h).tolist(), strict=True)
+        ):
+            found = overlapping(lo, hi, physicsClientId=cid) or ()
+            for body in {b for b, _link in found if group_of.get(b, groups.PROP) & mask}:
                 closest += 1
-                points = self.client.getClosestPoints(
-                    -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre.tolist()
+                points = closest_points(
+                    -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre, physicsClientId=cid
                 )
                 if any(p[8] < -1e-4 for p in points):
                     out[i] = True
