@@ -115,3 +115,125 @@ def split_regions(
                         stack[top] = v
                         top += 1
             label += 1
+
+
+@njit(cache=True)
+def simplify_between_pins(
+    pts: np.ndarray, is_pin: np.ndarray, tol_in: float, tol_out: float
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Which corners of a closed ring (m, 2) (area on its left) to keep: every pinned corner, and between
+    consecutive pins (or the first corner and the one farthest from it, with fewer than two pins) a
+    one-sided Douglas-Peucker that may cut up to `tol_in` into the area but leave it by at most `tol_out`
+    [the ring's units]. The ring is not repeated at its end."""
+    m = pts.shape[0]
+    keep = np.zeros(m, dtype=np.bool_)
+    pins = np.flatnonzero(is_pin)
+    if pins.shape[0] < 2:
+        far, best = 0, -1.0
+        for i in range(m):
+            d = np.hypot(pts[i, 0] - pts[0, 0], pts[i, 1] - pts[0, 1])
+            if d > best:
+                far, best = i, d
+        extra = np.array([0, far], dtype=np.int64)
+        pins = np.unique(np.concatenate((pins.astype(np.int64), extra)))
+    lo = np.empty(m + 1, dtype=np.int64)
+    hi = np.empty(m + 1, dtype=np.int64)
+    for p in range(pins.shape[0]):
+        a = pins[p]
+        b = pins[p + 1] if p + 1 < pins.shape[0] else pins[0] + m
+        keep[a % m] = True
+        keep[b % m] = True
+        top = 0
+        lo[0], hi[0] = a, b
+        top = 1
+        while top > 0:
+            top -= 1
+            i, j = lo[top], hi[top]
+            if j <= i + 1:
+                continue
+            ax, ay = pts[i % m, 0], pts[i % m, 1]
+            abx, aby = pts[j % m, 0] - ax, pts[j % m, 1] - ay
+            length = np.hypot(abx, aby)
+            worst, at = -np.inf, -1
+            for q in range(i + 1, j):
+                rx, ry = pts[q % m, 0] - ax, pts[q % m, 1] - ay
+                if length > 0:
+                    side = (abx * ry - aby * rx) / length
+                    excess = max(-side - tol_in, side - tol_out)
+                else:
+                    excess = np.hypot(rx, ry) - min(tol_in, tol_out)
+                if excess > worst:
+                    worst, at = excess, q
+            if worst > 1e-12:
+                keep[at % m] = True
+                lo[top], hi[top] = i, at
+                lo[top + 1], hi[top + 1] = at, j
+                top += 2
+    return keep
+
+
+@njit(cache=True)
+def insert_on_edges(
+    offsets: np.ndarray,
+    verts: np.ndarray,
+    poly_region: np.ndarray,
+    xy: np.ndarray,
+    cand_offsets: np.ndarray,
+    cand: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Insert into every polygon edge the candidate vertices of its region that lie on it (strictly
+    between its ends, within 1e-9 of the edge relative to its length scale), in order along the edge.
+
+    Args:
+        offsets, verts: the polygons, polygon p being verts[offsets[p]:offsets[p + 1]].
+        poly_region: (P,) region of each polygon. xy: (nv, 2) vertex positions.
+        cand_offsets, cand: region r's candidate vertex ids are cand[cand_offsets[r]:cand_offsets[r + 1]].
+    Returns:
+        The new (offsets, verts).
+    """
+    n_poly = offsets.shape[0] - 1
+    out = np.empty(verts.shape[0] + cand.shape[0] * 4 + 16, dtype=np.int64)
+    new_off = np.zeros(n_poly + 1, dtype=np.int64)
+    size = 0
+    tbuf = np.empty(cand.shape[0] + 1)
+    vbuf = np.empty(cand.shape[0] + 1, dtype=np.int64)
+    for p in range(n_poly):
+        r = poly_region[p]
+        c0, c1 = cand_offsets[r], cand_offsets[r + 1]
+        s, e_end = offsets[p], offsets[p + 1]
+        m = e_end - s
+        for e in range(m):
+            u, w = verts[s + e], verts[s + (e + 1) % m]
+            if size + 1 + (c1 - c0) > out.shape[0]:
+                grown = np.empty(out.shape[0] * 2 + c1 - c0, dtype=np.int64)
+                grown[:size] = out[:size]
+                out = grown
+            out[size] = u
+            size += 1
+            ax, ay, bx, by = xy[u, 0], xy[u, 1], xy[w, 0], xy[w, 1]
+            lox, hix = min(ax, bx) - 1e-9, max(ax, bx) + 1e-9
+            loy, hiy = min(ay, by) - 1e-9, max(ay, by) + 1e-9
+            abx, aby = bx - ax, by - ay
+            tol = 1e-9 * max(1.0, max(abs(abx), abs(aby)))
+            found = 0
+            for i in range(c0, c1):
+                v = cand[i]
+                qx, qy = xy[v, 0], xy[v, 1]
+                if qx < lox or qx > hix or qy < loy or qy > hiy:
+                    continue
+                if v == u or v == w:  # noqa: SIM109 - scalar compares in the compiled loop
+                    continue
+                rx, ry = qx - ax, qy - ay
+                if abs(abx * ry - aby * rx) > tol:
+                    continue
+                t = (rx * abx + ry * aby) / (abx * abx + aby * aby)
+                if t > 1e-9 and t < 1 - 1e-9:
+                    tbuf[found], vbuf[found] = t, v
+                    found += 1
+            if found:
+                order = np.argsort(tbuf[:found])
+                for j in range(found):
+                    out[size] = vbuf[order[j]]
+                    size += 1
+        new_off[p + 1] = size
+    return new_off, out[:size].copy()

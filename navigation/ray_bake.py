@@ -22,7 +22,7 @@ from scipy.sparse.csgraph import connected_components
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
-from navigation.bake_kernels import split_regions
+from navigation.bake_kernels import insert_on_edges, simplify_between_pins, split_regions
 from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
 from navigation.errors import NavMeshError
 from navigation.heightfield import _DIRS, Heightfield, sample_heightfield
@@ -101,47 +101,14 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _dp_keep(pts: np.ndarray, tol_in: float, tol_out: float) -> np.ndarray:
-    """One-sided Douglas-Peucker on an open chain of a ring that has the walkable area on its left: which
-    points to keep (ends always kept). A shortcut may cut up to `tol_in` into the area but may only leave
-    it by `tol_out`, so a simplified outline (nearly) never covers ground the cell outline did not."""
-    keep = np.zeros(len(pts), dtype=bool)
-    keep[[0, -1]] = True
-    stack = [(0, len(pts) - 1)]
-    while stack:
-        i, j = stack.pop()
-        if j <= i + 1:
-            continue
-        a, b = pts[i], pts[j]
-        ab = b - a
-        L = float(np.hypot(*ab))
-        rel = pts[i + 1 : j] - a
-        if L > 0:
-            side = (ab[0] * rel[:, 1] - ab[1] * rel[:, 0]) / L  # > 0: left of a->b, inside the area
-            excess = np.maximum(-side - tol_in, side - tol_out)
-        else:
-            excess = np.hypot(rel[:, 0], rel[:, 1]) - min(tol_in, tol_out)
-        m = int(np.argmax(excess))
-        if excess[m] > 1e-12:
-            keep[i + 1 + m] = True
-            stack += [(i, i + 1 + m), (i + 1 + m, j)]
-    return keep
-
-
 def _simplify_ring(coords: np.ndarray, pinned: set[tuple[int, int]], tol: float) -> np.ndarray:
     """Simplify a closed ring (area on its left) between pinned corners; collinear runs of pinned corners
     keep only their two ends (the T-junction pass restores the inner ones a neighbour actually uses)."""
     pts: np.ndarray = np.rint(coords[:-1])  # cell outlines have integer corners
     is_pin = np.array([p in pinned for p in map(tuple, pts.astype(int).tolist())], dtype=bool)
-    pins = np.flatnonzero(is_pin).tolist()
-    if len(pins) < 2:
-        far = int(np.argmax(np.hypot(*(pts - pts[0]).T)))
-        pins = sorted(set(pins) | {0, far})
-    keep = np.zeros(len(pts), dtype=bool)
-    for a, b in zip(pins, [*pins[1:], pins[0] + len(pts)], strict=True):
-        idx = np.arange(a, b + 1) % len(pts)
-        keep[idx[_dp_keep(pts[idx], tol, 0.0)]] = True
-    out, pin = pts[keep], is_pin[keep]
+    keep: np.ndarray = simplify_between_pins(np.ascontiguousarray(pts), is_pin, float(tol), 0.0)
+    out: np.ndarray = pts[keep]
+    pin = is_pin[keep]
     if len(out) > 3:
         prev, nxt = np.roll(out, 1, axis=0), np.roll(out, -1, axis=0)
         cross = (out[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - (out[:, 1] - prev[:, 1]) * (
@@ -306,43 +273,22 @@ def _insert_t_junctions(
 ) -> list[list[int]]:
     """Put the portal corners a region shares with its neighbours into its polygon edges that run through
     them, so two regions simplified and decomposed separately meet edge-for-edge (vertex-for-vertex)."""
-    out = []
-    for poly, r in zip(polys, poly_region, strict=True):
-        cand = shared.get(r)
-        if cand is None or cand.size == 0:
-            out.append(poly)
-            continue
-        p = np.asarray(poly)
-        a, b = vxy[p], vxy[np.roll(p, -1)]
-        lo, hi = np.minimum(a, b) - 1e-9, np.maximum(a, b) + 1e-9
-        q = vxy[cand]
-        # candidates in each edge's bounding box, then exactly on the edge
-        inbox = (
-            (q[None, :, 0] >= lo[:, None, 0])
-            & (q[None, :, 0] <= hi[:, None, 0])
-            & (q[None, :, 1] >= lo[:, None, 1])
-            & (q[None, :, 1] <= hi[:, None, 1])
-        )
-        if not inbox.any():
-            out.append(poly)
-            continue
-        new: list[int] = []
-        for e in range(len(p)):
-            new.append(int(p[e]))
-            hits = np.flatnonzero(inbox[e])
-            if hits.size == 0:
-                continue
-            ab = b[e] - a[e]
-            rel = q[hits] - a[e]
-            cross = ab[0] * rel[:, 1] - ab[1] * rel[:, 0]
-            t = (rel @ ab) / float(ab @ ab)
-            on = (np.abs(cross) <= 1e-9 * max(1.0, float(np.abs(ab).max()))) & (t > 1e-9) & (t < 1 - 1e-9)
-            on &= (cand[hits] != p[e]) & (cand[hits] != p[(e + 1) % len(p)])
-            if on.any():
-                sel = hits[on]
-                new.extend(int(v) for v in cand[sel][np.argsort(t[on])])
-        out.append(new)
-    return out
+    n_regions = max([*poly_region, *shared.keys(), -1]) + 1
+    counts = np.zeros(n_regions, dtype=np.int64)
+    for r, cand in shared.items():
+        counts[r] = cand.size
+    cand_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    flat = [shared[r] for r in range(n_regions) if counts[r]]
+    cand = np.concatenate(flat).astype(np.int64) if flat else np.zeros(0, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in polys])]).astype(np.int64)
+    verts = np.fromiter((v for p in polys for v in p), dtype=np.int64, count=int(offsets[-1]))
+    xy = np.ascontiguousarray(vxy, dtype=np.float64)
+    new_off, new = insert_on_edges(
+        offsets, verts, np.asarray(poly_region, dtype=np.int64), xy, cand_offsets, cand
+    )
+    flat_new = new.tolist()
+    bounds = new_off.tolist()
+    return [flat_new[bounds[p] : bounds[p + 1]] for p in range(len(polys))]
 
 
 def bake_heightfield(
@@ -424,9 +370,15 @@ def bake_heightfield(
         zmap[sy - y0, sx - x0] = hf.z[sy, sx, k[spans]]
         geom = _simplify(mask_to_geometry(km, (x0, y0)), pins, settings.max_simplify_error)
         verts, rpolys = decompose(geom, settings.max_verts_per_poly, simplify=False)
+        # each corner's height: the mean of the (up to 4) cell samples around it
+        rxy = np.rint(verts).astype(np.int64)
+        win = np.lib.stride_tricks.sliding_window_view(np.pad(zmap, 1, constant_values=np.nan), (2, 2))
+        near = win[rxy[:, 1] - y0, rxy[:, 0] - x0].reshape(-1, 4)
+        finite = np.isfinite(near)
+        count = finite.sum(axis=1)
+        zmean = np.where(finite, near, 0.0).sum(axis=1) / np.maximum(count, 1)
         ids = []
-        for cxy in verts:
-            fx, fy = float(cxy[0]), float(cxy[1])
+        for i, (fx, fy) in enumerate(verts.tolist()):
             cx, cy = round(fx), round(fy)
             integral = abs(fx - cx) < 1e-9 and abs(fy - cy) < 1e-9
             key = ("p", *find((cx, cy, r))) if integral and (cx, cy) in pins else ("r", r, fx, fy)
@@ -434,10 +386,8 @@ def bake_heightfield(
                 keys[key] = len(vxy)
                 vxy.append((fx, fy))
                 vz.append([])
-            lx, ly = cx - x0, cy - y0
-            near = zmap[max(ly - 1, 0) : max(ly + 1, 0), max(lx - 1, 0) : max(lx + 1, 0)]
-            if near.size and np.isfinite(near).any():
-                vz[keys[key]].append(float(np.nanmean(near)))
+            if count[i]:
+                vz[keys[key]].append(float(zmean[i]))
             ids.append(keys[key])
         ccx, ccy = sx + 0.5, sy + 0.5
         cz = hf.z[sy, sx, k[spans]]

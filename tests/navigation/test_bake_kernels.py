@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navigation.bake_kernels import link_floors
+from navigation.bake_kernels import insert_on_edges, link_floors, simplify_between_pins
 from navigation.heightfield import _DIRS, Heightfield
 from navigation.ray_bake import _components, _span_graph, _split_conflicts
 
@@ -69,3 +69,66 @@ def test_split_regions_leave_no_unlinked_neighbours_in_a_region(seed: int) -> No
                 assert (there >= 0 and sid[iy[s] + dy, ix[s] + dx, there] == other) or (
                     back >= 0 and sid[iy[s], ix[s], back] == s
                 )
+
+
+def _dp_keep(pts: np.ndarray, tol_in: float, tol_out: float) -> np.ndarray:
+    """One-sided Douglas-Peucker on an open chain, with numpy (the reference)."""
+    keep = np.zeros(len(pts), dtype=bool)
+    keep[[0, -1]] = True
+    stack = [(0, len(pts) - 1)]
+    while stack:
+        i, j = stack.pop()
+        if j <= i + 1:
+            continue
+        ab = pts[j] - pts[i]
+        L = float(np.hypot(*ab))
+        rel = pts[i + 1 : j] - pts[i]
+        if L > 0:
+            side = (ab[0] * rel[:, 1] - ab[1] * rel[:, 0]) / L
+            excess = np.maximum(-side - tol_in, side - tol_out)
+        else:
+            excess = np.hypot(rel[:, 0], rel[:, 1]) - min(tol_in, tol_out)
+        m = int(np.argmax(excess))
+        if excess[m] > 1e-12:
+            keep[i + 1 + m] = True
+            stack += [(i, i + 1 + m), (i + 1 + m, j)]
+    return keep
+
+
+def _keep_numpy(pts: np.ndarray, is_pin: np.ndarray, tol: float) -> np.ndarray:
+    pins = np.flatnonzero(is_pin).tolist()
+    if len(pins) < 2:
+        far = int(np.argmax(np.hypot(*(pts - pts[0]).T)))
+        pins = sorted(set(pins) | {0, far})
+    keep = np.zeros(len(pts), dtype=bool)
+    for a, b in zip(pins, [*pins[1:], pins[0] + len(pts)], strict=True):
+        idx = np.arange(a, b + 1) % len(pts)
+        keep[idx[_dp_keep(pts[idx], tol, 0.0)]] = True
+    return keep
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_simplify_between_pins_matches_numpy(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 60))
+    angle = np.sort(rng.uniform(0, 2 * np.pi, m))
+    radius = rng.uniform(5, 20, m)
+    pts = np.rint(np.column_stack([radius * np.cos(angle), radius * np.sin(angle)]))
+    is_pin = rng.random(m) < (0.0, 0.05, 0.3)[seed % 3]
+    for tol in (0.0, 1.3, 4.0):
+        np.testing.assert_array_equal(
+            simplify_between_pins(pts, is_pin, tol, 0.0), _keep_numpy(pts, is_pin, tol)
+        )
+
+
+def test_insert_on_edges_puts_every_candidate_on_its_edges_in_order() -> None:
+    xy = np.array([[0, 0], [4, 0], [4, 4], [0, 4], [1, 0], [3, 0], [4, 2], [2, 2], [2, 0]], dtype=float)
+    polys = [[0, 1, 2, 3], [0, 1, 2]]
+    offsets = np.array([0, 4, 7], dtype=np.int64)
+    verts = np.array([v for p in polys for v in p], dtype=np.int64)
+    # region 0 shares 5, 4, 6 and 7 (7 is inside, not on an edge); region 1 shares 8
+    cand_offsets = np.array([0, 4, 5], dtype=np.int64)
+    cand = np.array([4, 5, 6, 7, 8], dtype=np.int64)
+    new_off, new = insert_on_edges(offsets, verts, np.array([0, 1]), xy, cand_offsets, cand)
+    assert new[new_off[0] : new_off[1]].tolist() == [0, 4, 5, 1, 6, 2, 3]
+    assert new[new_off[1] : new_off[2]].tolist() == [0, 8, 1, 2]
