@@ -98,8 +98,15 @@ def triangulate(
     if not sum(len(t) for t in tris):
         return np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), cuts
     pts = np.concatenate(tris, dtype=np.float64).reshape(-1, 2)
-    verts, inv = np.unique(pts, axis=0, return_inverse=True)
-    ids = inv.reshape(-1, 3).astype(np.int64)
+    # the distinct corners in (x, y) order, as np.unique(axis=0) gives them, by one lexsort
+    order = np.lexsort((pts[:, 1], pts[:, 0]))
+    ranked = pts[order]
+    first = np.ones(len(ranked), dtype=bool)
+    first[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    verts = ranked[first]
+    rank = np.empty(len(pts), dtype=np.int64)
+    rank[order] = np.cumsum(first) - 1
+    ids = rank.reshape(-1, 3)
     a, b, c = verts[ids[:, 0]], verts[ids[:, 1]], verts[ids[:, 2]]
     area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
     flip = area2 < 0

@@ -291,6 +291,41 @@ def _insert_t_junctions(
     return [flat_new[bounds[p] : bounds[p + 1]] for p in range(len(polys))]
 
 
+def _portal_corners(
+    ix: np.ndarray, iy: np.ndarray, region: np.ndarray, sa: np.ndarray, sb: np.ndarray
+) -> tuple[dict[int, set[tuple[int, int]]], dict[tuple[int, int, int], int]]:
+    """The corners of the cell sides that linked spans sa -> sb of different regions share.
+
+    Returns:
+        Per region, its pinned corners (x, y) [cells]; and per (x, y, region), a label that is the same
+        for every region meeting at that corner through such links (their shared vertex).
+    """
+    if len(sa) == 0:
+        return {}, {}
+    dx, dy = ix[sb] - ix[sa], iy[sb] - iy[sa]
+    x0, y0 = ix[sa] + np.maximum(dx, 0), iy[sa] + np.maximum(dy, 0)
+    x1, y1 = np.where(dx != 0, x0, x0 + 1), np.where(dx != 0, y0 + 1, y0)
+    ra, rb = region[sa], region[sb]
+    n = len(sa)
+    # four nodes per link: (corner 0, ra), (corner 0, rb), (corner 1, ra), (corner 1, rb)
+    nodes = np.column_stack(
+        [np.concatenate([x0, x0, x1, x1]), np.concatenate([y0, y0, y1, y1]), np.concatenate([ra, rb, ra, rb])]
+    ).astype(np.int64)
+    uniq, inv = np.unique(nodes, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    label = _components(
+        len(uniq),
+        np.concatenate([inv[:n], inv[2 * n : 3 * n]]),
+        np.concatenate([inv[n : 2 * n], inv[3 * n :]]),
+    )
+    pinned: dict[int, set[tuple[int, int]]] = {}
+    rows = uniq.tolist()
+    for x, y, r in rows:
+        pinned.setdefault(r, set()).add((x, y))
+    group = dict(zip(map(tuple, rows), label.tolist(), strict=True))
+    return pinned, group
+
+
 def bake_heightfield(
     hf: Heightfield, settings: BakeSettings, *, progress: BakeProgress | None = None
 ) -> NavMesh:
@@ -326,29 +361,12 @@ def bake_heightfield(
     if not (kept & (region >= 0)).any():
         raise _eroded_away(settings, hf, ix, iy, alive, clearance)
     cross = (region[a] != region[b]) & alive[a] & alive[b]
-    # portal corners between stepping-connected regions, unified across regions with union-find
-    parent: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-
-    def find(x: tuple[int, int, int]) -> tuple[int, int, int]:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
-    pinned: dict[int, set[tuple[int, int]]] = {}
+    # portal corners between stepping-connected regions: the corners of the cell sides they share, one
+    # vertex for all the regions that meet at a corner (connected components of (corner, region) nodes)
     pa, pb = a[cross], b[cross]
     both = kept[pa] & kept[pb]
-    for sa, sb in zip(pa[both].tolist(), pb[both].tolist(), strict=True):
-        dx, dy = ix[sb] - ix[sa], iy[sb] - iy[sa]
-        x0, y0 = int(ix[sa]) + max(dx, 0), int(iy[sa]) + max(dy, 0)
-        corners = [(x0, y0), (x0, y0 + 1)] if dx else [(x0, y0), (x0 + 1, y0)]
-        ra, rb = int(region[sa]), int(region[sb])
-        for c in corners:
-            pinned.setdefault(ra, set()).add(c)
-            pinned.setdefault(rb, set()).add(c)
-            u, v = find((*c, ra)), find((*c, rb))
-            if u != v:
-                parent[u] = v
-    keys: dict[tuple[str, float, float, float], int] = {}
+    pinned, group = _portal_corners(ix, iy, region, pa[both], pb[both])
+    keys: dict[tuple[object, ...], int] = {}
     vxy: list[tuple[float, float]] = []
     vz: list[list[float]] = []
     polys: list[list[int]] = []
@@ -381,7 +399,7 @@ def bake_heightfield(
         for i, (fx, fy) in enumerate(verts.tolist()):
             cx, cy = round(fx), round(fy)
             integral = abs(fx - cx) < 1e-9 and abs(fy - cy) < 1e-9
-            key = ("p", *find((cx, cy, r))) if integral and (cx, cy) in pins else ("r", r, fx, fy)
+            key = ("p", group[(cx, cy, r)]) if integral and (cx, cy) in pins else ("r", r, fx, fy)
             if key not in keys:
                 keys[key] = len(vxy)
                 vxy.append((fx, fy))
@@ -391,19 +409,19 @@ def bake_heightfield(
             ids.append(keys[key])
         ccx, ccy = sx + 0.5, sy + 0.5
         cz = hf.z[sy, sx, k[spans]]
-        for poly in rpolys:
+        # the cell centres strictly inside each polygon (one spatial-index query for the region)
+        flat = np.concatenate([verts[poly] for poly in rpolys])
+        ring_of = np.repeat(np.arange(len(rpolys)), [len(poly) for poly in rpolys])
+        shapes = shapely.polygons(shapely.linearrings(flat, indices=ring_of))
+        where, which = shapely.STRtree(shapes).query(shapely.points(ccx, ccy), predicate="within")
+        order = np.lexsort((where, which))
+        where, which = where[order], which[order]
+        bounds = np.searchsorted(which, np.arange(len(rpolys) + 1))
+        for j, poly in enumerate(rpolys):
             polys.append([ids[i] for i in poly])
             poly_region.append(r)
-            pxy = verts[poly]
-            box_ = (
-                (ccx >= pxy[:, 0].min())
-                & (ccx <= pxy[:, 0].max())
-                & (ccy >= pxy[:, 1].min())
-                & (ccy <= pxy[:, 1].max())
-            )
-            inside = np.zeros(len(spans), dtype=bool)
-            inside[box_] = shapely.contains_xy(Polygon(pxy), ccx[box_], ccy[box_])
-            if inside.sum() >= 2:
+            inside = where[bounds[j] : bounds[j + 1]]
+            if len(inside) >= 2:
                 pts = np.column_stack([ccx[inside], ccy[inside], cz[inside]])
                 pts[:, :2] = hf.origin + pts[:, :2] * cs
                 planes.append(_fit_cells(pts))
@@ -418,7 +436,7 @@ def bake_heightfield(
     used = {v for poly in polys for v in poly}
     shared = {
         r: np.array(
-            sorted({keys[("p", *find((*c, r)))] for c in pins if ("p", *find((*c, r))) in keys} & used)
+            sorted({keys[("p", group[(*c, r)])] for c in pins if ("p", group[(*c, r)]) in keys} & used)
         )
         for r, pins in pinned.items()
     }
