@@ -29,7 +29,7 @@ from navigation.funnel import (
 )
 from navigation.kernel_cache import forget_stale_kernels
 from navigation.mesh_kernels import polygons_at
-from navigation.polyanya import BUDGET_EXCEEDED, FOUND, search, search_mesh
+from navigation.polyanya import BUDGET_EXCEEDED, FOUND, search, search_mesh, work_rows
 from navigation.results import PathResult, QueryReason, QueryStatus
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class PathFinder:
         consts = [float(query._origin[0]), float(query._origin[1]), query._bucket, m.eps, m.otol, flat_z]
         ints = [
             m.offsets, m.vertex, m.across, m.back, m.vertex_flags, mesh.islands, grid, starts, items,
-            np.zeros(m.vertex_flags.shape[0], np.int64), np.zeros(2 * n, np.int64), np.zeros(1, np.int64),
+            np.zeros(m.vertex_flags.shape[0], np.int64), np.zeros(2 * n, np.int64), np.zeros(2, np.int64),
             np.zeros(2 * n, np.int64),
         ]  # fmt: skip
         floats = [m.xy, query._edges, mesh.planes, np.zeros(m.vertex_flags.shape[0]), np.zeros(n), consts]
@@ -88,7 +88,9 @@ class PathFinder:
         self.arrays = m._replace(
             offsets=iv[0], vertex=iv[1], across=iv[2], back=iv[3], vertex_flags=iv[4], xy=fv[0].reshape(-1, 2)
         )
-        self._scratch = (fv[3], iv[9], iv[10].reshape(2, n), iv[11])  # root_g, root_stamp, marks, stamp
+        self._stamps = iv[11]  # the stamp counter, the work rows the largest search needed
+        self._work = work_rows(256)  # nodes, roots, open list: grown to what the largest search needed
+        self._scratch = (fv[3], iv[9], iv[10].reshape(2, n), iv[11])  # root_g, root_stamp, marks, stamps
         self._flat = query._flat
         self._grow(64, n + 8)
         self._graph: nx.Graph | None = None
@@ -113,10 +115,13 @@ class PathFinder:
         height, at most `budget` search nodes (see `NavMeshQuery.find_path`)."""
         while True:
             pts, ints = self._out_pts, self._out_ints
+            work_f, work_i = self._work
             code, k, m = _FIND_PATH(
-                self._ints, self._floats, self._layout, pts, ints, s[0], s[1], s[2], g[0], g[1], g[2],
-                tolerance, budget,
+                self._ints, self._floats, self._layout, work_f, work_i, pts, ints, s[0], s[1], s[2], g[0],
+                g[1], g[2], tolerance, budget,
             )  # fmt: skip
+            if self._stamps[1] > work_f.shape[0]:  # the search grew its work rows: keep that many
+                self._work = work_rows(int(self._stamps[1]))
             cap = pts.shape[0]
             if k <= cap and m <= ints.shape[0] - cap:
                 break
@@ -152,10 +157,13 @@ class PathFinder:
             a = self.arrays
             found = _SEARCH(
                 a.offsets, a.xy, a.vertex, a.across, a.back, a.vertex_flags, a.eps, a.otol, *self._scratch,
+                *self._work,
                 s[0], s[1], np.array(sp, dtype=np.int64), len(sp), target[0], target[1],
                 np.array(reach, dtype=np.int64), len(reach), budget, a.max_corners,
             )  # fmt: skip
             code, _, _, xy, vid, corridor = found
+            if self._stamps[1] > self._work[0].shape[0]:
+                self._work = work_rows(int(self._stamps[1]))
             if code == FOUND:
                 pts = np.column_stack([xy, np.full(len(xy), math.nan)])
                 return self._finish(status, reason, pts, vid, corridor.tolist())
@@ -243,6 +251,8 @@ def find_path(
     ints: np.ndarray,
     floats: np.ndarray,
     layout: np.ndarray,
+    work_f: np.ndarray,
+    work_i: np.ndarray,
     out_pts: np.ndarray,
     out_ints: np.ndarray,
     sx: float,
@@ -324,7 +334,7 @@ def find_path(
             m += 1
     code, _, _, xy, vid, corridor = search(
         offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps,
-        sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes, max_k,
+        work_f, work_i, sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes, max_k,
     )  # fmt: skip
     if code != FOUND:
         return code, 0, 0

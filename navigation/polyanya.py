@@ -95,6 +95,11 @@ def search_mesh(mesh: NavMesh) -> SearchMesh:
     )
 
 
+def work_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n work rows for `search` (nodes, roots, open list): float (n, 9) and int (n, 9)."""
+    return np.zeros((n, 9)), np.zeros((n, 9), dtype=np.int64)
+
+
 class SearchScratch:
     """Per-query-object memory the kernel reuses: per vertex the best cost of a root there and its stamp,
     per polygon the stamps marking start and goal polygons, and the stamp counter (one search, one stamp:
@@ -106,7 +111,13 @@ class SearchScratch:
         self.root_g = np.zeros(nv)
         self.root_stamp = np.zeros(nv, dtype=np.int64)
         self.marks = np.zeros((2, npoly), dtype=np.int64)  # row 0 start, row 1 goal
-        self.stamp = np.zeros(1, dtype=np.int64)
+        self.stamp = np.zeros(2, dtype=np.int64)  # the stamp counter, the work rows needed so far
+        self.work_f, self.work_i = work_rows(256)
+
+    def fit(self) -> None:
+        """Give the next search as many work rows as the largest search so far needed."""
+        if self.stamp[1] > self.work_f.shape[0]:
+            self.work_f, self.work_i = work_rows(int(self.stamp[1]))
 
 
 @dataclass(frozen=True)
@@ -177,11 +188,18 @@ class Polyanya:
         m, s = self.arrays, self.scratch
         out: tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray] = search(
             m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps, m.otol,
-            s.root_g, s.root_stamp, s.marks, s.stamp,
+            s.root_g, s.root_stamp, s.marks, s.stamp, s.work_f, s.work_i,
             float(start[0]), float(start[1]), start_polys, len(start_polys),
             float(goal[0]), float(goal[1]), goal_polys, len(goal_polys), int(max_nodes), m.max_corners,
         )  # fmt: skip
+        s.fit()
         return out
+
+
+@njit(cache=True, inline="always")
+def _len(dx: float, dy: float) -> float:
+    """Length of (dx, dy) [m] (no overflow guard: coordinates are within `arguments.COORDINATE_LIMIT`)."""
+    return math.sqrt(dx * dx + dy * dy)
 
 
 # --- the kernel ------------------------------------------------------------------------------------------
@@ -202,10 +220,10 @@ def _h(Rx: float, Ry: float, lx: float, ly: float, rx: float, ry: float, gx: flo
             t = ((gx - lx) * ex + (gy - ly) * ey) / d2
             gx, gy = 2.0 * (lx + t * ex) - gx, 2.0 * (ly + t * ey) - gy
     if _orient(Rx, Ry, rx, ry, gx, gy) >= 0.0 and _orient(Rx, Ry, lx, ly, gx, gy) <= 0.0:
-        return math.hypot(gx - Rx, gy - Ry)
+        return _len(gx - Rx, gy - Ry)
     return min(
-        math.hypot(lx - Rx, ly - Ry) + math.hypot(gx - lx, gy - ly),
-        math.hypot(rx - Rx, ry - Ry) + math.hypot(gx - rx, gy - ry),
+        _len(lx - Rx, ly - Ry) + _len(gx - lx, gy - ly),
+        _len(rx - Rx, ry - Ry) + _len(gx - rx, gy - ry),
     )
 
 
@@ -214,58 +232,67 @@ def _on_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float
     ex, ey = bx - ax, by - ay
     d2 = ex * ex + ey * ey
     if d2 == 0.0:
-        return math.hypot(px - ax, py - ay) <= eps
+        return _len(px - ax, py - ay) <= eps
     t = ((px - ax) * ex + (py - ay) * ey) / d2
     tol = eps / math.sqrt(d2)
     return -tol <= t <= 1.0 + tol
 
 
 @njit(cache=True)
-def _grow2(a: np.ndarray) -> np.ndarray:
-    out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
+def _grow(wf: np.ndarray, wi: np.ndarray, stamps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The work rows doubled (the search's own copy); `stamps[1]` records the new row count, so the owner
+    of the scratch can give the next search that many."""
+    n = wf.shape[0]
+    f, i = np.empty((2 * n, wf.shape[1])), np.empty((2 * n, wi.shape[1]), dtype=np.int64)
+    f[:n], i[:n] = wf, wi
+    stamps[1] = max(stamps[1], 2 * n)
+    return f, i
 
 
 @njit(cache=True)
-def _less(hf: np.ndarray, hi: np.ndarray, a: int, b: int) -> bool:
-    """Open-list order: f, then node index, then the final flag (as Python's tuple order)."""
-    if hf[a] != hf[b]:
-        return bool(hf[a] < hf[b])
-    if hi[a, 0] != hi[b, 0]:
-        return bool(hi[a, 0] < hi[b, 0])
-    return bool(hi[a, 1] < hi[b, 1])
+def _cut(
+    wf: np.ndarray, wi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes' (float, int), the roots' (float, int) and the open list's (f, key) columns of the work
+    rows."""
+    return wf[:, 0:5], wi[:, 0:6], wf[:, 5:8], wi[:, 6:8], wf[:, 8], wi[:, 8]
 
 
 @njit(cache=True)
-def _sift_up(hf: np.ndarray, hi: np.ndarray, i: int) -> None:
+def _push(hf: np.ndarray, hk: np.ndarray, n: int, f: float, key: int) -> None:
+    """Add (f, key) to the binary heap of the first n entries of hf, hk (room for one more). The order is
+    f, then key (node * 4 + final: the node index, then the final flag)."""
+    i = n
     while i > 0:
         parent = (i - 1) >> 1
-        if not _less(hf, hi, i, parent):
-            return
-        hf[i], hf[parent] = hf[parent], hf[i]
-        a0, a1 = hi[i, 0], hi[i, 1]
-        hi[i, 0], hi[i, 1] = hi[parent, 0], hi[parent, 1]
-        hi[parent, 0], hi[parent, 1] = a0, a1
+        pf = hf[parent]
+        if pf < f or (pf == f and hk[parent] < key):
+            break
+        hf[i], hk[i] = pf, hk[parent]
         i = parent
+    hf[i], hk[i] = f, key
 
 
 @njit(cache=True)
-def _sift_down(hf: np.ndarray, hi: np.ndarray, n: int) -> None:
+def _pop(hf: np.ndarray, hk: np.ndarray, n: int) -> None:
+    """Remove the heap's first entry (n entries before the call)."""
+    n -= 1
+    f, key = hf[n], hk[n]
     i = 0
     while True:
         c = 2 * i + 1
         if c >= n:
-            return
-        if c + 1 < n and _less(hf, hi, c + 1, c):
-            c += 1
-        if not _less(hf, hi, c, i):
-            return
-        hf[i], hf[c] = hf[c], hf[i]
-        a0, a1 = hi[i, 0], hi[i, 1]
-        hi[i, 0], hi[i, 1] = hi[c, 0], hi[c, 1]
-        hi[c, 0], hi[c, 1] = a0, a1
+            break
+        cf, ck = hf[c], hk[c]
+        if c + 1 < n:
+            df, dk = hf[c + 1], hk[c + 1]
+            if df < cf or (df == cf and dk < ck):
+                c, cf, ck = c + 1, df, dk
+        if f < cf or (f == cf and key < ck):
+            break
+        hf[i], hk[i] = cf, ck
         i = c
+    hf[i], hk[i] = f, key
 
 
 @njit(cache=True)
@@ -296,6 +323,8 @@ def search(
     root_stamp: np.ndarray,
     marks: np.ndarray,
     stamps: np.ndarray,
+    work_f: np.ndarray,
+    work_i: np.ndarray,
     sx: float,
     sy: float,
     start_polys: np.ndarray,
@@ -309,10 +338,11 @@ def search(
 ) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
     """Polyanya from (sx, sy) in the first `n_start` of `start_polys` to (gx, gy) in the first `n_goal` of
     `goal_polys` [m], over a `SearchMesh`'s arrays (`max_k` its largest polygon's corner count) with a
-    `SearchScratch`'s. Returns (FOUND / NO_PATH /
-    BUDGET_EXCEEDED, cost [m] (inf unless FOUND), nodes expanded, (k, 2) turning points [m] start to goal,
-    (k,) their vertex ids (-1 for none), (m,) the corridor's polygon ids); the arrays are empty unless
-    FOUND."""
+    `SearchScratch`'s: `stamps` (2,) the stamp counter and the work rows needed so far, `work_f`,
+    `work_i` (C, 9) the nodes, roots and open list (grown for this search when C rows are too few).
+    Returns (FOUND / NO_PATH / BUDGET_EXCEEDED, cost [m] (inf unless FOUND), nodes expanded, (k, 2)
+    turning points [m] start to goal, (k,) their vertex ids (-1 for none), (m,) the corridor's polygon
+    ids); the arrays are empty unless FOUND."""
     stamps[0] += 1
     stamp = stamps[0]
     for j in range(n_start):
@@ -326,22 +356,19 @@ def search(
             xy[0, 0], xy[0, 1], xy[1, 0], xy[1, 1] = sx, sy, gx, gy
             corridor = np.empty(1, dtype=np.int64)
             corridor[0] = p0
-            return FOUND, math.hypot(gx - sx, gy - sy), 0, xy, np.full(2, -1, dtype=np.int64), corridor
-    # nodes: float (lx, ly, rx, ry, g of the root); int (root, left vid, right vid, polygon, edge, parent);
-    # a seed node's parent is -2 - the start polygon it leaves
-    nf = np.empty((256, 5))
-    ni = np.empty((256, 6), dtype=np.int64)
+            return FOUND, _len(gx - sx, gy - sy), 0, xy, np.full(2, -1, dtype=np.int64), corridor
+    # work rows: nodes in float columns 0-4 (lx, ly, rx, ry, g of the root) and int columns 0-5 (root, left
+    # vid, right vid, polygon, edge, parent; a seed node's parent is -2 - the start polygon it leaves);
+    # roots in float columns 5-7 (x, y, g) and int columns 6-7 (vid, parent root); the open list in
+    # column 8: f, and node * 4 + final (final 0 = an interval, 3 = the goal seen through it, 1 / 2 =
+    # the goal around its left / right end)
+    wf, wi = work_f, work_i
+    cap = wf.shape[0]
+    nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
     n_nodes = 0
-    # roots: (x, y, g), (vid, parent root)
-    rf = np.empty((64, 3))
-    ri_ = np.empty((64, 2), dtype=np.int64)
     rf[0, 0], rf[0, 1], rf[0, 2] = sx, sy, 0.0
     ri_[0, 0], ri_[0, 1] = -1, -1
     n_roots = 1
-    # open list: f, (node, final): final 0 = an interval, 3 = the goal seen through it, 1 / 2 = the goal
-    # around its left / right end
-    hf = np.empty(256)
-    hi = np.empty((256, 2), dtype=np.int64)
     n_heap = 0
     # successor pieces of one expansion: (root, edge offset t, u0, u1)
     pr = np.empty(3 * max_k + 3, dtype=np.int64)
@@ -358,25 +385,28 @@ def search(
             e2 = back[c]
             kq = offsets[q + 1] - offsets[q]
             ca, cb = offsets[q] + e2, offsets[q] + (e2 + 1) % kq
-            if n_nodes == nf.shape[0]:
-                nf, ni = _grow2(nf), _grow2(ni)
+            if max(n_nodes, n_heap) == cap:
+                wf, wi = _grow(wf, wi, stamps)
+                cap = wf.shape[0]
+                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
             nf[n_nodes, 0], nf[n_nodes, 1] = cxy[ca, 0], cxy[ca, 1]
             nf[n_nodes, 2], nf[n_nodes, 3], nf[n_nodes, 4] = cxy[cb, 0], cxy[cb, 1], 0.0
             ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = 0, cvid[ca], cvid[cb]
             ni[n_nodes, 3], ni[n_nodes, 4], ni[n_nodes, 5] = q, e2, -2 - p0
-            if n_heap == hf.shape[0]:
-                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
-            hf[n_heap] = _h(sx, sy, cxy[ca, 0], cxy[ca, 1], cxy[cb, 0], cxy[cb, 1], gx, gy)
-            hi[n_heap, 0], hi[n_heap, 1] = n_nodes, 0
-            _sift_up(hf, hi, n_heap)
+            _push(
+                hf,
+                hk,
+                n_heap,
+                _h(sx, sy, cxy[ca, 0], cxy[ca, 1], cxy[cb, 0], cxy[cb, 1], gx, gy),
+                4 * n_nodes,
+            )
             n_heap += 1
             n_nodes += 1
     popped = 0
     while n_heap > 0:
-        f, idx, final = hf[0], hi[0, 0], hi[0, 1]
+        f, idx, final = hf[0], hk[0] >> 2, hk[0] & 3
+        _pop(hf, hk, n_heap)
         n_heap -= 1
-        hf[0], hi[0, 0], hi[0, 1] = hf[n_heap], hi[n_heap, 0], hi[n_heap, 1]
-        _sift_down(hf, hi, n_heap)
         lx, ly, rx, ry, g = nf[idx, 0], nf[idx, 1], nf[idx, 2], nf[idx, 3], nf[idx, 4]
         ri, lvid, rvid, p, e = ni[idx, 0], ni[idx, 1], ni[idx, 2], ni[idx, 3], ni[idx, 4]
         Rx, Ry, Rg, Rvid = rf[ri, 0], rf[ri, 1], rf[ri, 2], ri_[ri, 0]
@@ -403,7 +433,7 @@ def search(
         k = offsets[p + 1] - o
         ax, ay = cxy[o + e, 0], cxy[o + e, 1]
         bx, by = cxy[o + (e + 1) % k, 0], cxy[o + (e + 1) % k, 1]
-        elen = math.hypot(bx - ax, by - ay)
+        elen = _len(bx - ax, by - ay)
         side = (bx - ax) * (Ry - ay) - (by - ay) * (Rx - ax)
         collinear = abs(side) <= eps * elen
         if marks[1, p] == stamp:
@@ -411,7 +441,7 @@ def search(
                 if _on_segment(Rx, Ry, lx, ly, rx, ry, eps):
                     via = 0
                 else:
-                    via = 1 if math.hypot(lx - Rx, ly - Ry) < math.hypot(rx - Rx, ry - Ry) else 2
+                    via = 1 if _len(lx - Rx, ly - Ry) < _len(rx - Rx, ry - Ry) else 2
             elif _orient(Rx, Ry, rx, ry, gx, gy) < 0.0:
                 via = 2  # around the right end
             elif _orient(Rx, Ry, lx, ly, gx, gy) > 0.0:
@@ -419,16 +449,16 @@ def search(
             else:
                 via = 0
             if via == 0:
-                cost = g + math.hypot(gx - Rx, gy - Ry)
+                cost = g + _len(gx - Rx, gy - Ry)
             elif via == 1:
-                cost = g + math.hypot(lx - Rx, ly - Ry) + math.hypot(gx - lx, gy - ly)
+                cost = g + _len(lx - Rx, ly - Ry) + _len(gx - lx, gy - ly)
             else:
-                cost = g + math.hypot(rx - Rx, ry - Ry) + math.hypot(gx - rx, gy - ry)
-            if n_heap == hf.shape[0]:
-                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
-            hf[n_heap] = cost
-            hi[n_heap, 0], hi[n_heap, 1] = idx, 3 if via == 0 else via
-            _sift_up(hf, hi, n_heap)
+                cost = g + _len(rx - Rx, ry - Ry) + _len(gx - rx, gy - ry)
+            if n_heap == cap:
+                wf, wi = _grow(wf, wi, stamps)
+                cap = wf.shape[0]
+                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+            _push(hf, hk, n_heap, cost, 4 * idx + (3 if via == 0 else via))
             n_heap += 1
         n_pieces = 0
         if collinear:
@@ -438,7 +468,7 @@ def search(
                 continue  # start on this edge: every polygon around it was seeded
             if not on_segment:
                 # the path runs along this edge's line: it can only turn at the near end
-                dl, dr = math.hypot(lx - Rx, ly - Ry), math.hypot(rx - Rx, ry - Ry)
+                dl, dr = _len(lx - Rx, ly - Ry), _len(rx - Rx, ry - Ry)
                 if dl < dr:
                     vx, vy, vv, d = lx, ly, lvid, dl
                 else:
@@ -448,8 +478,10 @@ def search(
                 ng = g + d
                 if not (vflags[vv] & _AMBIGUOUS) and not _root_ok(root_g, root_stamp, stamp, vv, ng, eps):
                     continue
-                if n_roots == rf.shape[0]:
-                    rf, ri_ = _grow2(rf), _grow2(ri_)
+                if n_roots == cap:
+                    wf, wi = _grow(wf, wi, stamps)
+                    cap = wf.shape[0]
+                    nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
                 rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = vx, vy, ng
                 ri_[n_roots, 0], ri_[n_roots, 1] = vv, ri
                 nri = n_roots
@@ -488,19 +520,23 @@ def search(
             if pos_l > pos_r:
                 n_pieces = _split(pr, pt, pu, n_pieces, ri, pos_r, pos_l)
             if rvid >= 0 and (vflags[rvid] & _CORNER) and pos_r > 0.0:
-                ng = g + math.hypot(rx - Rx, ry - Ry)
+                ng = g + _len(rx - Rx, ry - Ry)
                 if (vflags[rvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, rvid, ng, eps):
-                    if n_roots == rf.shape[0]:
-                        rf, ri_ = _grow2(rf), _grow2(ri_)
+                    if n_roots == cap:
+                        wf, wi = _grow(wf, wi, stamps)
+                        cap = wf.shape[0]
+                        nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = rx, ry, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = rvid, ri
                     n_pieces = _split(pr, pt, pu, n_pieces, n_roots, 0.0, pos_r)
                     n_roots += 1
             if lvid >= 0 and (vflags[lvid] & _CORNER) and pos_l < k - 1:
-                ng = g + math.hypot(lx - Rx, ly - Ry)
+                ng = g + _len(lx - Rx, ly - Ry)
                 if (vflags[lvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, lvid, ng, eps):
-                    if n_roots == rf.shape[0]:
-                        rf, ri_ = _grow2(rf), _grow2(ri_)
+                    if n_roots == cap:
+                        wf, wi = _grow(wf, wi, stamps)
+                        cap = wf.shape[0]
+                        nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = lx, ly, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = lvid, ri
                     n_pieces = _split(pr, pt, pu, n_pieces, n_roots, pos_l, float(k - 1))
@@ -516,7 +552,7 @@ def search(
             c1 = o + (jj + 1) % k
             c0x, c0y, c1x, c1y = cxy[c0, 0], cxy[c0, 1], cxy[c1, 0], cxy[c1, 1]
             dx, dy = c1x - c0x, c1y - c0y
-            if (u1 - u0) * math.hypot(dx, dy) <= eps:
+            if (u1 - u0) * _len(dx, dy) <= eps:
                 continue
             oq = offsets[q]
             kq = offsets[q + 1] - oq
@@ -529,17 +565,15 @@ def search(
             else:
                 nlx, nly, nlvid = c0x + u1 * dx, c0y + u1 * dy, -1
             qx, qy, qg = rf[nri, 0], rf[nri, 1], rf[nri, 2]
-            if n_nodes == nf.shape[0]:
-                nf, ni = _grow2(nf), _grow2(ni)
+            if max(n_nodes, n_heap) == cap:
+                wf, wi = _grow(wf, wi, stamps)
+                cap = wf.shape[0]
+                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
             nf[n_nodes, 0], nf[n_nodes, 1], nf[n_nodes, 2], nf[n_nodes, 3] = nlx, nly, nrx, nry
             nf[n_nodes, 4] = qg
             ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = nri, nlvid, nrvid
             ni[n_nodes, 3], ni[n_nodes, 4], ni[n_nodes, 5] = q, e2, idx
-            if n_heap == hf.shape[0]:
-                hf, hi = np.concatenate((hf, hf)), _grow2(hi)
-            hf[n_heap] = qg + _h(qx, qy, nlx, nly, nrx, nry, gx, gy)
-            hi[n_heap, 0], hi[n_heap, 1] = n_nodes, 0
-            _sift_up(hf, hi, n_heap)
+            _push(hf, hk, n_heap, qg + _h(qx, qy, nlx, nly, nrx, nry, gx, gy), 4 * n_nodes)
             n_heap += 1
             n_nodes += 1
     return NO_PATH, math.inf, popped, np.empty((0, 2)), np.empty(0, np.int64), np.empty(0, np.int64)
@@ -619,7 +653,7 @@ def _reconstruct(
     m = 1
     for a in range(1, n_pts):
         b = keep[m - 1]
-        if math.hypot(xy[a, 0] - xy[b, 0], xy[a, 1] - xy[b, 1]) > eps:
+        if _len(xy[a, 0] - xy[b, 0], xy[a, 1] - xy[b, 1]) > eps:
             keep[m] = a
             m += 1
     if m == 1:
