@@ -237,3 +237,91 @@ def insert_on_edges(
                     size += 1
         new_off[p + 1] = size
     return new_off, out[:size].copy()
+
+
+@njit(cache=True)
+def merge_triangles(
+    verts: np.ndarray,
+    tris: np.ndarray,
+    diagonals: np.ndarray,
+    twin: np.ndarray,
+    max_verts: int,
+    eps: float,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Hertel-Mehlhorn on half-edges: remove the diagonals in the given order while the two polygons they
+    join stay convex (no corner turning right by more than `eps`) and have at most `max_verts` corners.
+
+    Args:
+        verts: (nv, 2) positions. tris: (nt, 3) CCW triangles; half-edge 3 t + k runs from tris[t, k] to
+            tris[t, (k + 1) % 3].
+        diagonals: half-edges (u -> v with u < v) to try, in order. twin: (3 nt,) the opposite half-edge.
+    Returns:
+        (offsets, corners): polygon p (the surviving triangles' ids in increasing order) is
+        corners[offsets[p]:offsets[p + 1]], starting where its last merge left it.
+    """
+    nt = tris.shape[0]
+    nh = 3 * nt
+    owner = np.empty(nh, dtype=np.int64)
+    nxt = np.empty(nh, dtype=np.int64)
+    prv = np.empty(nh, dtype=np.int64)
+    origin = np.empty(nh, dtype=np.int64)
+    for t in range(nt):
+        for k in range(3):
+            h = 3 * t + k
+            owner[h] = t
+            nxt[h] = 3 * t + (k + 1) % 3
+            prv[h] = 3 * t + (k + 2) % 3
+            origin[h] = tris[t, k]
+    size = np.full(nt, 3, dtype=np.int64)
+    start = np.arange(0, nh, 3).astype(np.int64)
+    alive = np.ones(nt, dtype=np.bool_)
+    for i in range(diagonals.shape[0]):
+        h = diagonals[i]
+        g = twin[h]
+        a, b = owner[h], owner[g]
+        if a == b or size[a] + size[b] - 2 > max_verts:
+            continue
+        # the merged ring runs v .. u along a, then on along b back to v
+        ok = True
+        for cur, before, after in (
+            (origin[g], origin[prv[g]], origin[nxt[nxt[h]]]),  # v
+            (origin[h], origin[prv[h]], origin[nxt[nxt[g]]]),  # u
+        ):
+            ox, oy = verts[before, 0], verts[before, 1]
+            cross = (verts[cur, 0] - ox) * (verts[after, 1] - oy) - (verts[cur, 1] - oy) * (
+                verts[after, 0] - ox
+            )
+            if cross < -eps:
+                ok = False
+                break
+        if not ok:
+            continue
+        start[a] = nxt[h]
+        nxt[prv[h]] = nxt[g]
+        prv[nxt[g]] = prv[h]
+        nxt[prv[g]] = nxt[h]
+        prv[nxt[h]] = prv[g]
+        size[a] += size[b] - 2
+        alive[b] = False
+        e = start[a]
+        for _ in range(size[a]):
+            owner[e] = a
+            e = nxt[e]
+    n = 0
+    for t in range(nt):
+        if alive[t]:
+            n += 1
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    corners = np.empty(nh, dtype=np.int64)
+    p, c = 0, 0
+    for t in range(nt):
+        if not alive[t]:
+            continue
+        e = start[t]
+        for _ in range(size[t]):
+            corners[c] = origin[e]
+            c += 1
+            e = nxt[e]
+        p += 1
+        offsets[p] = c
+    return offsets, corners[:c].copy()

@@ -11,6 +11,7 @@ import numpy as np
 import shapely
 from shapely.geometry import MultiPolygon, Polygon, box
 
+from navigation.bake_kernels import merge_triangles
 from navigation.errors import NavMeshError
 
 
@@ -43,10 +44,6 @@ def as_multipolygon(geom: shapely.Geometry) -> MultiPolygon:
     for g in parts:
         polys.extend(as_multipolygon(g).geoms)
     return MultiPolygon(polys)
-
-
-def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
 
 
 def _cdt_pieces(poly: Polygon, cuts: list[tuple[int, float]], depth: int = 0) -> list[np.ndarray]:
@@ -150,47 +147,30 @@ def split_t_junctions(
 
 
 def merge_convex(verts: np.ndarray, triangles: np.ndarray, max_verts: int = 6) -> list[list[int]]:
-    """Hertel-Mehlhorn: merge CCW triangles across shared edges into convex polygons of <= max_verts."""
+    """Hertel-Mehlhorn: merge CCW triangles across shared edges into convex polygons of <= max_verts,
+    trying the diagonals longest first (`bake_kernels.merge_triangles` does the merging)."""
     if max_verts < 3:
         raise NavMeshError(f"max_verts must be >= 3, got {max_verts}")
-    polys: dict[int, list[int]] = {i: [int(x) for x in t] for i, t in enumerate(triangles)}
-    owner: dict[tuple[int, int], int] = {}
-    for i, t in polys.items():
-        for k in range(3):
-            owner[(t[k], t[(k + 1) % 3])] = i
-    diagonals = [(u, v) for (u, v) in owner if u < v and (v, u) in owner]
-    length = [float(np.hypot(*(verts[u] - verts[v]))) for u, v in diagonals]
-    order = np.argsort(-np.asarray(length), kind="stable")
+    tris = np.ascontiguousarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if len(tris) == 0:
+        return []
+    nv = np.int64(len(verts))
+    u = tris.reshape(-1)
+    v = tris[:, [1, 2, 0]].reshape(-1)
+    key = u * nv + v
+    order = np.argsort(key, kind="stable")
+    pos = np.clip(np.searchsorted(key[order], v * nv + u), 0, len(key) - 1)
+    twin = np.where(key[order][pos] == v * nv + u, order[pos], -1)
+    diagonal = np.flatnonzero((u < v) & (twin >= 0))  # each shared edge once, in triangle order
+    length = np.hypot(
+        verts[u[diagonal], 0] - verts[v[diagonal], 0], verts[u[diagonal], 1] - verts[v[diagonal], 1]
+    )
+    diagonal = diagonal[np.argsort(-length, kind="stable")]
     scale = max(1.0, float(np.abs(verts).max())) if len(verts) else 1.0
-    eps = 1e-12 * scale * scale
-    for idx in order:
-        u, v = diagonals[idx]
-        a, b = owner.get((u, v)), owner.get((v, u))
-        if a is None or b is None or a == b:
-            continue
-        pa, pb = polys[a], polys[b]
-        if len(pa) + len(pb) - 2 > max_verts:
-            continue
-        ia = pa.index(v)  # pa has u -> v; rotate to start at v, end at u
-        ra = pa[ia:] + pa[:ia]
-        ib = pb.index(u)  # pb has v -> u; rotate to start at u, end at v
-        rb = pb[ib:] + pb[:ib]
-        merged = ra + rb[1:-1]
-        m = len(merged)
-        ok = True
-        for corner in (0, len(ra) - 1):  # v and u
-            prev_, cur, next_ = merged[corner - 1], merged[corner], merged[(corner + 1) % m]
-            if _cross(verts[prev_], verts[cur], verts[next_]) < -eps:
-                ok = False
-                break
-        if not ok:
-            continue
-        polys[a] = merged
-        del polys[b]
-        del owner[(u, v)], owner[(v, u)]
-        for k in range(m):
-            owner[(merged[k], merged[(k + 1) % m])] = a
-    return [p for _, p in sorted(polys.items())]
+    xy = np.ascontiguousarray(verts, dtype=np.float64)
+    offsets, corners = merge_triangles(xy, tris, diagonal, twin, int(max_verts), 1e-12 * scale * scale)
+    flat, bounds = corners.tolist(), offsets.tolist()
+    return [flat[bounds[p] : bounds[p + 1]] for p in range(len(bounds) - 1)]
 
 
 def decompose(
