@@ -31,10 +31,13 @@ class VisibilityGraph:
     (shapely line-of-sight, networkx graph, all-pairs Dijkstra), independent of the navmesh code.
 
     The free space is shrunk by 1e-6 first, so two free cells touching only at a corner are separated
-    (the benchmark's corner rule) and sight lines may graze walls; lengths are exact to ~1e-5.
+    (the benchmark's corner rule) and sight lines may graze walls; lengths are exact to ~1e-5. With `snap`
+    [m] (1.0 for a MovingAI grid: every corner is a whole number) the lengths are measured between the
+    shrunk corners rounded back to that grid, so they are exact to round-off; sight is still tested on the
+    shrunk free space.
     """
 
-    def __init__(self, free: shapely.Geometry) -> None:
+    def __init__(self, free: shapely.Geometry, snap: float | None = None) -> None:
         shrunk = shapely.buffer(free, -1e-6, join_style="mitre")
         self.los = shapely.buffer(shrunk, 1e-7, join_style="mitre")
         shapely.prepare(self.los)
@@ -49,15 +52,19 @@ class VisibilityGraph:
                 )
                 corners.extend(c[turn < 0].tolist())  # right turns: reflex corners, where paths bend
         self.corners = np.unique(np.asarray(corners).reshape(-1, 2), axis=0)
+        self.at = np.round(self.corners / snap) * snap if snap else self.corners  # where lengths are taken
         n = len(self.corners)
         i, j = np.triu_indices(n, 1)
         seen = self.visible(self.corners[i], self.corners[j])
         g = nx.Graph()
         g.add_nodes_from(range(n))
-        d = np.hypot(*(self.corners[i] - self.corners[j]).T)
+        d = np.hypot(*(self.at[i] - self.at[j]).T)
         g.add_weighted_edges_from(zip(i[seen].tolist(), j[seen].tolist(), d[seen].tolist(), strict=True))
-        adj = nx.to_scipy_sparse_array(g, nodelist=range(n), weight="weight", format="csr")
-        self.dist = shortest_path(adj, method="D", directed=False) if n else np.zeros((0, 0))
+        if n:
+            adj = nx.to_scipy_sparse_array(g, nodelist=range(n), weight="weight", format="csr")
+            self.dist = shortest_path(adj, method="D", directed=False)
+        else:  # no reflex corner: every two points see each other or nothing connects them
+            self.dist = np.zeros((0, 0))
 
     def visible(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return shapely.covers(self.los, shapely.linestrings(np.stack(np.broadcast_arrays(a, b), axis=-2)))
@@ -66,9 +73,9 @@ class VisibilityGraph:
         s2, t2 = np.asarray(s, float), np.asarray(t, float)
         if self.visible(s2, t2):
             return float(np.hypot(*(s2 - t2)))
-        c = self.corners
-        ds = np.where(self.visible(s2, c), np.hypot(*(c - s2).T), np.inf)
-        dt = np.where(self.visible(c, t2), np.hypot(*(c - t2).T), np.inf)
+        c, at = self.corners, self.at
+        ds = np.where(self.visible(s2, c), np.hypot(*(at - s2).T), np.inf)
+        dt = np.where(self.visible(c, t2), np.hypot(*(at - t2).T), np.inf)
         return float((ds[:, None] + self.dist + dt[None, :]).min()) if len(c) else math.inf
 
 
