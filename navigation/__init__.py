@@ -5,9 +5,17 @@
 
 from navigation.agent import AgentSettings, NavAgent
 from navigation.agent_batch import AgentBatch
+from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, avoid
 from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
 from navigation.cache import cached_bake, content_hash
-from navigation.errors import CacheWarning, MapFormatError, NavigationError, NavMeshError, NavSettingsError
+from navigation.errors import (
+    CacheWarning,
+    CrowdError,
+    MapFormatError,
+    NavigationError,
+    NavMeshError,
+    NavSettingsError,
+)
 from navigation.funnel import (
     corridor_portals,
     drop_collinear,
@@ -37,8 +45,11 @@ __all__ = [
     "FLAG_ISLAND",
     "AgentBatch",
     "AgentSettings",
+    "AvoidanceResult",
+    "AvoidanceSettings",
     "BakeSettings",
     "CacheWarning",
+    "CrowdError",
     "GridMap",
     "Heightfield",
     "MapFormatError",
@@ -61,6 +72,8 @@ __all__ = [
     "ScenarioRow",
     "SolidProbe",
     "WallDistance",
+    "Walls",
+    "avoid",
     "bake_from_rays",
     "bake_geometry",
     "bake_grid",

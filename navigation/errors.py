@@ -22,3 +22,9 @@ class NavSettingsError(NavigationError, ValueError):
 class CacheWarning(UserWarning):
     """The navmesh cache cannot be used (its folder is a file, cannot be created or written, or an entry is
     a folder): the mesh is baked without it, and this is said once per cache folder and process."""
+
+
+class CrowdError(NavigationError, ValueError):
+    """Crowd avoidance got bad input: an out-of-range `AvoidanceSettings` value, arrays of the wrong shape
+    or with non-finite values, a negative radius or speed, a priority <= 0, malformed wall segments, or
+    crowd metrics asked of inconsistent trajectories."""

@@ -17,6 +17,7 @@ from typing import Any
 KERNEL_MODULES = (
     "navigation.agent_kernels",
     "navigation.angles",
+    "navigation.avoidance_kernels",
     "navigation.bake_kernels",
     "navigation.funnel",
     "navigation.mesh_kernels",

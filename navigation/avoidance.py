@@ -1,0 +1,355 @@
+"""Local avoidance for a crowd: every agent's new velocity in one compiled call (ORCA, with walls).
+
+`avoid` takes the whole crowd as arrays and returns the velocity each agent should take this tick so that
+no two agents collide within `AvoidanceSettings.time_horizon` and no agent reaches a wall within
+`time_horizon_walls`, staying as close as it can to its preferred velocity.
+
+Agents: ORCA (optimal reciprocal collision avoidance; van den Berg, Guy, Lin and Manocha, "Reciprocal
+n-body collision avoidance", 2011), built as RVO2 builds it: one half-plane of permitted velocities per
+neighbour (the nearest `max_neighbours` within `neighbour_distance`, found with a hashed uniform grid and
+a counting sort), solved by RVO2's linearProgram1/2/3 (`navigation.avoidance_kernels`). Priorities set
+the reciprocity: agent i takes the share p_j / (p_i + p_j) of avoiding j, so the shares of a pair still
+add up to one (the pair stays collision-free) while a guard with a high priority pushes through and a
+wanderer yields. Equal priorities give ORCA's halves.
+
+Walls: a closest-point half-plane per segment, not RVO2's obstacle velocity obstacles. For a segment
+whose point nearest the agent is c at distance d, with n the unit vector from c to the agent, the agent
+must keep ``v . n >= -(d - r) / tau_w``: in tau_w it comes no closer than r to the line through c
+perpendicular to n. The segment lies wholly behind that line (c is its nearest point and a segment is
+convex), so after any step dt <= tau_w the agent is at least r from the segment: the half-plane is sound
+for any set of segments (no polygon, winding or convexity needed, which RVO2's obstacle lines require),
+and it is conservative only near a segment's end, where it slows an agent that would have slid past.
+A segment wholly behind the plane of a nearer one adds nothing and is skipped (RVO2's "already covered"
+test). Walls are hard in the fallback: when the half-planes cannot all be met, the agents' are relaxed
+(the velocity violating them least) and the walls' are kept, as in RVO2.
+
+Anti-jitter, without touching the guarantees (every change is to the objective or to the choice between
+two equally valid half-planes, never to the constraints themselves):
+- Side preference: when the relative velocity lies almost on the axis between two agents, ORCA's choice
+  of the velocity obstacle's left or right leg (both are supporting lines of the obstacle, so either is
+  collision-free) flips with round-off from tick to tick; within `side_preference` (the sine of the angle
+  between them) both agents take the right leg: each passes the other keeping to its right.
+- Smoothing: the linear program's target is ``(1 - smoothing) * preferred + smoothing * velocity``, not
+  the preferred velocity alone: agents keep some of their current velocity, so the answer does not jump
+  when a neighbour's half-plane changes; the answer still meets every half-plane.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from navigation.avoidance_kernels import avoid_rows, bucket_segments
+from navigation.errors import CrowdError
+from navigation.navmesh import NavMesh
+
+MAX_AGENTS = 10_000_000
+_COORD = 1e9  # [m] largest |coordinate| accepted (navigation.arguments.COORDINATE_LIMIT)
+_MAX_CELLS = 4_000_000  # the wall grid's cell count never exceeds this (the cells grow instead)
+
+
+def _number(name: str, value: Any, low: float, high: float, unit: str, *, low_open: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        rel = ">" if low_open else ">="
+        raise CrowdError(f"{name} must be a finite number {rel} {low} and <= {high} [{unit}], got {value!r}")
+
+
+@dataclass(frozen=True)
+class AvoidanceSettings:
+    """How agents avoid each other and the walls.
+
+    Attributes:
+        neighbour_distance: Agents farther apart than this ignore each other [m, 0 < x <= 100]; also the
+            neighbour grid's cell size.
+        max_neighbours: Most (nearest) agents each agent avoids [1..32].
+        time_horizon: Agents choose velocities that keep them apart for this long [s, 0 < x <= 60];
+            longer is safer and shyer. Never taken below the tick dt.
+        time_horizon_walls: The same for walls [s, 0 < x <= 60]; walls within
+            ``time_horizon_walls * max_speed + radius`` of an agent are considered.
+        height_range: Agents, and an agent and a wall, more than this apart vertically ignore each other
+            (a bridge and the floor under it) [m, > 0]; used only when positions have a z column.
+        side_preference: How far from a head-on tie both agents still pass each other keeping right, as
+            the sine of the angle between the relative velocity and the line between them [0 <= x < 1];
+            0 is RVO2's choice (whichever side the round-off says).
+        smoothing: Share of the current velocity in the target velocity [0 <= x < 1]; 0 aims straight
+            at the preferred velocity (RVO2), more is smoother and slower to react.
+    """
+
+    neighbour_distance: float = 5.0
+    max_neighbours: int = 10
+    time_horizon: float = 2.0
+    time_horizon_walls: float = 1.0
+    height_range: float = 1.0
+    side_preference: float = 0.1
+    smoothing: float = 0.0
+    pass_right_deg: float = 30.0
+
+    def __post_init__(self) -> None:
+        _number("neighbour_distance", self.neighbour_distance, 0.0, 100.0, "m", low_open=True)
+        if not (isinstance(self.max_neighbours, int) and not isinstance(self.max_neighbours, bool)) or not (
+            1 <= self.max_neighbours <= 32
+        ):
+            raise CrowdError(f"max_neighbours must be an integer from 1 to 32, got {self.max_neighbours!r}")
+        _number("time_horizon", self.time_horizon, 0.0, 60.0, "s", low_open=True)
+        _number("time_horizon_walls", self.time_horizon_walls, 0.0, 60.0, "s", low_open=True)
+        _number("height_range", self.height_range, 0.0, 1e9, "m", low_open=True)
+        _number("side_preference", self.side_preference, 0.0, 0.999, "sine of an angle")
+        _number("smoothing", self.smoothing, 0.0, 0.999, "share")
+        _number("pass_right_deg", self.pass_right_deg, 0.0, 90.0, "deg")
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Walls:
+    """Static wall segments for `avoid`, bucketed once in a uniform grid. Build with `Walls.from_segments`
+    or `Walls.from_navmesh`; every array is read-only.
+
+    Attributes:
+        a, b: (k, 2) segment end points [m].
+        z: (k, 2) heights of a and b [m] (0 when built from 2-D points; used only if `has_heights`).
+        has_heights: the segments were given heights (3-D points): the height filter applies.
+        one_sided: the segments bound the region on their left (seen from above, a to b): an agent found
+            behind one is sent back to its front. Two-sided walls keep agents off both faces.
+        keep_radius: agents keep their radius off the segments (physical walls); False: the segments bound
+            agent centres (a navmesh edge, already eroded by the bake's agent radius).
+        margin: extra clearance kept from the segments [m, >= 0].
+        cell_size: side of the grid cells [m]. origin: (2,) the grid's corner [m]. shape: (nx, ny) cells.
+        cell_start, cell_items: the segments of cell c = ix + nx * iy are
+            cell_items[cell_start[c]:cell_start[c + 1]].
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    z: np.ndarray
+    has_heights: bool
+    one_sided: bool
+    keep_radius: bool
+    margin: float
+    cell_size: float
+    origin: np.ndarray
+    shape: np.ndarray
+    cell_start: np.ndarray
+    cell_items: np.ndarray
+
+    @property
+    def count(self) -> int:
+        """Number of segments."""
+        return int(self.a.shape[0])
+
+    @classmethod
+    def from_segments(
+        cls,
+        a: Any,
+        b: Any,
+        *,
+        one_sided: bool = False,
+        keep_radius: bool = True,
+        margin: float = 0.0,
+        cell_size: float = 2.0,
+    ) -> Walls:
+        """Walls from segments a[k]-b[k]: (k, 2) or (k, 3) end points [m] (z enables the height filter).
+
+        Raises:
+            CrowdError: shapes differ or are not (k, 2|3), a coordinate is not finite or beyond 1e9 m,
+                `margin` < 0, `cell_size` <= 0.
+        """
+        pa = np.array(a, dtype=np.float64, copy=True) if not isinstance(a, str) else None
+        pb = np.array(b, dtype=np.float64, copy=True) if not isinstance(b, str) else None
+        if pa is not None and pa.size == 0:
+            pa = pa.reshape(0, 2)
+        if pb is not None and pb.size == 0:
+            pb = pb.reshape(0, 2)
+        if pa is None or pb is None or pa.ndim != 2 or pa.shape != pb.shape or pa.shape[1] not in (2, 3):
+            raise CrowdError(
+                "wall end points a and b must be two arrays of the same shape (k, 2) or (k, 3) [m], got "
+                f"{getattr(pa, 'shape', a)!r} and {getattr(pb, 'shape', b)!r}"
+            )
+        if not (np.abs(pa) <= _COORD).all() or not (np.abs(pb) <= _COORD).all():
+            raise CrowdError("wall end points must be finite and within 1e9 m of the origin [m]")
+        _number("margin", margin, 0.0, 1e9, "m")
+        _number("cell_size", cell_size, 0.0, 1e9, "m", low_open=True)
+        k = pa.shape[0]
+        heights = pa.shape[1] == 3
+        z = np.stack([pa[:, 2], pb[:, 2]], axis=1) if heights else np.zeros((k, 2))
+        pa, pb = np.ascontiguousarray(pa[:, :2]), np.ascontiguousarray(pb[:, :2])
+        if k:
+            lo = np.minimum(pa.min(axis=0), pb.min(axis=0))
+            hi = np.maximum(pa.max(axis=0), pb.max(axis=0))
+        else:
+            lo = hi = np.zeros(2)
+        cell = float(cell_size)
+        while math.prod(int((hi[d] - lo[d]) // cell) + 1 for d in range(2)) > _MAX_CELLS:
+            cell *= 2.0
+        nx, ny = (int((hi[d] - lo[d]) // cell) + 1 for d in range(2))
+        start, items = bucket_segments(pa, pb, float(lo[0]), float(lo[1]), cell, nx, ny)
+        return cls(
+            a=_readonly(pa),
+            b=_readonly(pb),
+            z=_readonly(np.ascontiguousarray(z)),
+            has_heights=heights,
+            one_sided=bool(one_sided),
+            keep_radius=bool(keep_radius),
+            margin=float(margin),
+            cell_size=cell,
+            origin=_readonly(np.array(lo, dtype=np.float64)),
+            shape=_readonly(np.array([nx, ny], dtype=np.int64)),
+            cell_start=_readonly(start),
+            cell_items=_readonly(items),
+        )
+
+    @classmethod
+    def from_navmesh(cls, mesh: NavMesh, *, margin: float = 0.0, cell_size: float = 2.0) -> Walls:
+        """The mesh's boundary edges (``poly_neighbors < 0``) as one-sided walls that bound agent centres
+        (the mesh is already eroded by the bake's agent radius), with their heights (3-D).
+
+        Raises:
+            CrowdError: `mesh` is not a NavMesh, `margin` < 0 or `cell_size` <= 0.
+        """
+        if not isinstance(mesh, NavMesh):
+            raise CrowdError(f"from_navmesh needs a navigation.NavMesh, got {type(mesh).__name__}")
+        off = mesh.poly_offsets
+        sizes = np.diff(off)
+        poly_of = np.repeat(np.arange(mesh.polygon_count), sizes)
+        local = np.arange(mesh.poly_verts.shape[0]) - off[poly_of]
+        nxt = off[poly_of] + (local + 1) % sizes[poly_of]
+        wall = mesh.poly_neighbors < 0
+        a = mesh.vertices[mesh.poly_verts[wall]]
+        b = mesh.vertices[mesh.poly_verts[nxt[wall]]]
+        return cls.from_segments(
+            a.reshape(-1, 3), b.reshape(-1, 3), one_sided=True, keep_radius=False, margin=margin,
+            cell_size=cell_size,
+        )  # fmt: skip
+
+
+_NO_WALLS: list[Walls] = []
+
+
+def _no_walls() -> Walls:
+    if not _NO_WALLS:
+        _NO_WALLS.append(Walls.from_segments(np.zeros((0, 2)), np.zeros((0, 2))))
+    return _NO_WALLS[0]
+
+
+@dataclass(frozen=True)
+class AvoidanceResult:
+    """What `avoid` answers, one row per agent.
+
+    Attributes:
+        velocities: (N, 2) new velocities [m/s], each no faster than the agent's max speed.
+        neighbours: (N,) agents each agent avoided (at most `max_neighbours`).
+        wall_lines: (N,) wall half-planes each agent kept.
+        fallback: (N,) True where the half-planes could not all be met and the 3-D linear program chose
+            the velocity violating the agents' least (walls kept): a crowd too dense for the horizon.
+    """
+
+    velocities: np.ndarray
+    neighbours: np.ndarray
+    wall_lines: np.ndarray
+    fallback: np.ndarray
+
+
+def _rows(name: str, value: Any, n: int | None, cols: tuple[int, ...] | None, unit: str) -> np.ndarray:
+    try:
+        a = np.array(value, dtype=np.float64, copy=True, order="C")
+    except (TypeError, ValueError) as error:
+        raise CrowdError(
+            f"{name} must be an array of real numbers [{unit}], got {type(value).__name__}"
+        ) from error
+    shape_ok = a.ndim == (1 if cols is None else 2) and (n is None or a.shape[0] == n)
+    if shape_ok and cols is not None:
+        shape_ok = a.shape[1] in cols
+    if not shape_ok:
+        want = "(N,)" if cols is None else f"(N, {'|'.join(map(str, cols))})"
+        got = f"N = {n}" if n is not None else "any N"
+        raise CrowdError(f"{name} must have shape {want} [{unit}] with {got}, got shape {a.shape}")
+    if not (np.abs(a) <= _COORD).all():
+        raise CrowdError(f"{name} must be finite and within 1e9 of zero [{unit}]")
+    return a
+
+
+def avoid(
+    positions: Any,
+    velocities: Any,
+    preferred: Any,
+    radii: Any,
+    max_speeds: Any,
+    *,
+    dt: float,
+    priorities: Any = None,
+    walls: Walls | None = None,
+    settings: AvoidanceSettings | None = None,
+) -> AvoidanceResult:
+    """New velocities for all N agents at once: collision-free with each other for `time_horizon` and with
+    the walls for `time_horizon_walls` (module docstring), as close as possible to the preferred ones.
+
+    Args:
+        positions: (N, 2) or (N, 3) [m]; z is used only for the height filter.
+        velocities: (N, 2) current velocities [m/s]. preferred: (N, 2) wanted velocities [m/s].
+        radii: (N,) [m, >= 0]. max_speeds: (N,) [m/s, >= 0].
+        dt: the tick the velocities will be applied for [s, 0 < dt <= 60]: how fast overlaps are undone.
+        priorities: (N,) [> 0], default all 1: agent i takes p_j / (p_i + p_j) of avoiding j.
+        walls: static segments (`Walls`), or None.
+        settings: `AvoidanceSettings`, default `AvoidanceSettings()`.
+
+    Raises:
+        CrowdError: a wrong shape, a non-finite value, a negative radius or speed, a priority <= 0, a bad
+            dt, walls or settings of the wrong type. The arguments are never modified.
+    """
+    settings = AvoidanceSettings() if settings is None else settings
+    if not isinstance(settings, AvoidanceSettings):
+        raise CrowdError(f"settings must be an AvoidanceSettings, got {type(settings).__name__}")
+    walls = _no_walls() if walls is None else walls
+    if not isinstance(walls, Walls):
+        raise CrowdError(f"walls must be a Walls (Walls.from_segments / from_navmesh) or None, got {walls!r}")
+    _number("dt", dt, 0.0, 60.0, "s", low_open=True)
+    pos = _rows("positions", positions, None, (2, 3), "m")
+    n = pos.shape[0]
+    if n > MAX_AGENTS:
+        raise CrowdError(f"at most {MAX_AGENTS} agents per call, got {n}")
+    vel = _rows("velocities", velocities, n, (2,), "m/s")
+    pref = _rows("preferred", preferred, n, (2,), "m/s")
+    rad = _rows("radii", radii, n, None, "m")
+    vmax = _rows("max_speeds", max_speeds, n, None, "m/s")
+    if (rad < 0).any():
+        raise CrowdError(f"radii must be >= 0 [m], got {rad[rad < 0][0]!r} at row {int(np.argmax(rad < 0))}")
+    if (vmax < 0).any():
+        bad = int(np.argmax(vmax < 0))
+        raise CrowdError(f"max_speeds must be >= 0 [m/s], got {vmax[bad]!r} at row {bad}")
+    prio = np.ones(n) if priorities is None else _rows("priorities", priorities, n, None, "weight")
+    if not (prio > 0).all():
+        bad = int(np.argmax(~(prio > 0)))
+        raise CrowdError(f"priorities must be > 0, got {prio[bad]!r} at row {bad}")
+    use_z = pos.shape[1] == 3
+    z = np.ascontiguousarray(pos[:, 2]) if use_z else np.zeros(n)
+    xy = np.ascontiguousarray(pos[:, :2])
+    s = settings
+    # grid cells at least one tick's reach of the fastest, largest pair wide: contacts are never missed
+    reach = 2.0 * (float(rad.max()) + float(vmax.max()) * dt) if n else 0.0
+    params = np.array(
+        [s.neighbour_distance, s.time_horizon, s.time_horizon_walls, s.height_range, s.side_preference,
+         s.smoothing, float(dt), max(s.neighbour_distance, reach), math.radians(s.pass_right_deg)]
+    )  # fmt: skip
+    wall_params = np.array(
+        [walls.origin[0], walls.origin[1], walls.cell_size, 1.0 if walls.keep_radius else 0.0, walls.margin,
+         1.0 if walls.one_sided else 0.0, 1.0 if walls.has_heights else 0.0]
+    )  # fmt: skip
+    out = np.zeros((n, 2))
+    neighbours = np.zeros(n, np.int64)
+    wall_lines = np.zeros(n, np.int64)
+    fallback = np.zeros(n, np.bool_)
+    if n:
+        avoid_rows(
+            xy, z, vel, pref, rad, vmax, prio, params, s.max_neighbours, use_z, walls.a, walls.b, walls.z,
+            wall_params, walls.shape, walls.cell_start, walls.cell_items, out, neighbours, wall_lines,
+            fallback,
+        )  # fmt: skip
+    return AvoidanceResult(out, neighbours, wall_lines, fallback)

@@ -1,0 +1,256 @@
+"""navigation.avoidance: ORCA for a crowd with walls, priorities, contacts and the keep-right rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from navigation import CrowdError, build_navmesh
+from navigation.avoidance import AvoidanceSettings, Walls, avoid
+
+DT = 0.05
+
+
+def crowd(n: int, seed: int, spread: float = 6.0) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-spread, spread, (n, 2))
+    vel = rng.uniform(-1.5, 1.5, (n, 2))
+    pref = rng.uniform(-2.0, 2.0, (n, 2))
+    radii = rng.uniform(0.2, 0.5, n)
+    vmax = rng.uniform(0.5, 2.0, n)
+    return pos, vel, pref, radii, vmax
+
+
+def separated(pos: np.ndarray, radii: np.ndarray) -> float:
+    d = np.linalg.norm(pos[:, None] - pos[None], axis=2) - radii[:, None] - radii[None]
+    np.fill_diagonal(d, np.inf)
+    return float(d.min())
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("neighbour_distance", 0.0, "neighbour_distance must be a finite number > 0"),
+        ("neighbour_distance", float("nan"), "neighbour_distance"),
+        ("max_neighbours", 0, "max_neighbours must be an integer from 1 to 32"),
+        ("max_neighbours", 33, "max_neighbours"),
+        ("max_neighbours", 2.0, "max_neighbours"),
+        ("time_horizon", -1.0, "time_horizon must be"),
+        ("time_horizon_walls", 0.0, "time_horizon_walls must be"),
+        ("height_range", 0.0, "height_range"),
+        ("side_preference", 1.0, "side_preference"),
+        ("smoothing", -0.1, "smoothing"),
+        ("pass_right_deg", 91.0, "pass_right_deg"),
+        ("pass_right_deg", True, "pass_right_deg"),
+    ],
+)
+def test_settings_refuse_out_of_range_values(field, value, message) -> None:
+    with pytest.raises(CrowdError, match=message):
+        AvoidanceSettings(**{field: value})
+
+
+def test_settings_are_frozen() -> None:
+    s = AvoidanceSettings()
+    with pytest.raises(AttributeError):
+        s.time_horizon = 3.0  # type: ignore[misc]
+
+
+GOOD = dict(
+    positions=np.zeros((2, 2)) + [[0.0, 0.0], [3.0, 0.0]],
+    velocities=np.zeros((2, 2)),
+    preferred=np.ones((2, 2)),
+    radii=np.full(2, 0.4),
+    max_speeds=np.full(2, 1.4),
+)
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("positions", np.zeros((2, 4)), r"positions must have shape \(N, 2\|3\)"),
+        ("positions", "here", "positions must be an array of real numbers"),
+        ("positions", [[0.0, np.nan], [1.0, 1.0]], "positions must be finite"),
+        ("velocities", np.zeros((3, 2)), r"velocities must have shape \(N, 2\)"),
+        ("preferred", np.full((2, 2), np.inf), "preferred must be finite"),
+        ("radii", [0.4, -0.1], r"radii must be >= 0"),
+        ("radii", np.zeros((2, 1)), r"radii must have shape \(N,\)"),
+        ("max_speeds", [1.0, -1.0], r"max_speeds must be >= 0"),
+        ("priorities", [1.0, 0.0], "priorities must be > 0"),
+        ("dt", 0.0, "dt must be"),
+        ("walls", "walls", "walls must be a Walls"),
+        ("settings", {"time_horizon": 1.0}, "settings must be an AvoidanceSettings"),
+    ],
+)
+def test_bad_input_raises_and_changes_nothing(name, value, message) -> None:
+    args = {k: v.copy() for k, v in GOOD.items()}
+    kwargs = {"dt": DT, name: value} if name in ("priorities", "dt", "walls", "settings") else {"dt": DT}
+    if name in args:
+        args[name] = value
+    before = {k: np.array(v, copy=True) if not isinstance(v, str) else v for k, v in args.items()}
+    with pytest.raises(CrowdError, match=message):
+        avoid(*args.values(), **kwargs)
+    for k, v in args.items():
+        if isinstance(v, np.ndarray):
+            np.testing.assert_array_equal(v, before[k])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**31 - 1))
+def test_no_agent_exceeds_its_max_speed(n, seed) -> None:
+    pos, vel, pref, radii, vmax = crowd(n, seed)
+    out = avoid(pos, vel, pref, radii, vmax, dt=DT).velocities
+    assert out.shape == (n, 2)
+    assert (np.linalg.norm(out, axis=1) <= vmax * (1 + 1e-9) + 1e-12).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3), st.floats(0.0, 0.9), st.booleans()
+)
+def test_an_agent_alone_keeps_its_preferred_velocity(px, py, vx, vy, smoothing, moving) -> None:
+    pref = np.array([[px, py]])
+    vel = pref.copy() if moving else np.array([[vx, vy]])
+    s = AvoidanceSettings(smoothing=smoothing if moving else 0.0)
+    speed = float(np.linalg.norm(pref))
+    out = avoid([[1.0, 2.0]], vel, pref, [0.4], [4.5], dt=DT, settings=s)
+    np.testing.assert_allclose(out.velocities, pref, atol=1e-12)
+    assert speed <= 4.5
+    assert out.neighbours[0] == 0 and not out.fallback[0]
+
+
+def run_crowd(pos, goals, radii, vmax, steps, *, walls=None, priorities=None, s=None):
+    vel = np.zeros_like(pos)
+    path = [pos.copy()]
+    for _ in range(steps):
+        to_goal = goals - pos
+        dist = np.linalg.norm(to_goal, axis=1, keepdims=True)
+        pref = to_goal * np.minimum(1.0, vmax[:, None] / np.maximum(dist, 1e-9))
+        vel = avoid(
+            pos, vel, pref, radii, vmax, dt=DT, walls=walls, priorities=priorities, settings=s
+        ).velocities
+        pos = pos + vel * DT
+        path.append(pos.copy())
+    return np.stack(path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_two_agents_that_start_apart_never_overlap(seed) -> None:
+    rng = np.random.default_rng(seed)
+    radii = rng.uniform(0.2, 0.6, 2)
+    pos = rng.uniform(-4, 4, (2, 2))
+    if np.linalg.norm(pos[0] - pos[1]) <= radii.sum():
+        pos[1] = pos[0] + [radii.sum() + 0.01, 0.0]
+    goals = pos[::-1] + rng.normal(0, 0.3, (2, 2))  # swap places, roughly head-on
+    path = run_crowd(pos, goals, radii, rng.uniform(0.5, 2.0, 2), 160)
+    gap = np.linalg.norm(path[:, 0] - path[:, 1], axis=1) - radii.sum()
+    assert gap.min() >= -1e-9
+
+
+def test_a_dense_crowd_never_overlaps() -> None:
+    rng = np.random.default_rng(4)
+    side = np.arange(6) * 1.0
+    pos = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)
+    goals = pos[rng.permutation(len(pos))]
+    radii = np.full(len(pos), 0.4)
+    path = run_crowd(pos, goals, radii, np.full(len(pos), 1.4), 200)
+    assert min(separated(p, radii) for p in path) >= -1e-9
+
+
+CORRIDOR = Walls.from_segments([[-50.0, -1.5], [-50.0, 1.5]], [[50.0, -1.5], [50.0, 1.5]], cell_size=1.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_walls_are_never_crossed_in_a_corridor(seed) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 8))
+    radii = np.full(n, 0.3)
+    pos = np.stack([rng.uniform(-8, 8, n), rng.uniform(-1.1, 1.1, n)], axis=1)
+    keep = [0]
+    for i in range(1, n):
+        if all(np.linalg.norm(pos[i] - pos[k]) > 0.65 for k in keep):
+            keep.append(i)
+    pos, radii = pos[keep], radii[keep]
+    goals = pos + rng.uniform(-6, 6, pos.shape) * [1.0, 3.0]  # many aim through the walls
+    path = run_crowd(pos, goals, radii, np.full(len(pos), 1.5), 120, walls=CORRIDOR)
+    assert np.abs(path[..., 1]).max() <= 1.5 - 0.3 + 1e-9
+
+
+def test_navmesh_walls_keep_centres_on_a_square() -> None:
+    mesh = build_navmesh(np.array([[0, 0, 0], [4, 0, 0], [4, 4, 0], [0, 4, 0]], float), [[0, 1, 2, 3]])
+    walls = Walls.from_navmesh(mesh)
+    assert walls.count == 4 and walls.one_sided and not walls.keep_radius and walls.has_heights
+    assert not walls.a.flags.writeable and not walls.cell_items.flags.writeable
+    pos = np.array([[1.0, 1.0, 0.0], [3.0, 3.0, 0.0]])
+    vel = np.zeros((2, 2))
+    for _ in range(100):
+        pref = np.array([[-2.0, -1.0], [2.0, 0.5]])
+        vel = avoid(pos, vel, pref, [0.3, 0.3], [2.0, 2.0], dt=DT, walls=walls).velocities
+        pos[:, :2] += vel * DT
+        assert (pos[:, :2] >= -1e-9).all() and (pos[:, :2] <= 4 + 1e-9).all()
+
+
+def test_walls_and_agents_at_other_heights_are_ignored() -> None:
+    high = Walls.from_segments([[-5.0, 0.5, 3.0]], [[5.0, 0.5, 3.0]])
+    pos = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 3.0]])
+    pref = np.array([[0.0, 1.0], [0.0, -1.0]])
+    out = avoid(pos, pref, pref, [0.4, 0.4], [1.4, 1.4], dt=DT, walls=high)
+    np.testing.assert_array_equal(out.velocities, pref)
+    assert out.neighbours.tolist() == [0, 0] and out.wall_lines.tolist() == [0, 1]  # 1 is up there too
+    flat = avoid(pos[:, :2], pref, pref, [0.4, 0.4], [1.4, 1.4], dt=DT, walls=high)
+    assert flat.neighbours.tolist() == [1, 1] and flat.wall_lines.tolist() == [1, 1]
+
+
+def test_the_high_priority_agent_deviates_less() -> None:
+    pos = np.array([[-5.0, 0.0], [5.0, 0.02]])
+    goals = np.array([[5.0, 0.0], [-5.0, 0.02]])
+    radii, vmax = np.full(2, 0.4), np.full(2, 1.4)
+    path = run_crowd(pos, goals, radii, vmax, 200, priorities=np.array([10.0, 1.0]))
+    deviation = np.abs(path[..., 1] - pos[None, :, 1]).max(axis=0)
+    assert deviation[0] < 0.5 * deviation[1]
+    same = run_crowd(pos, goals, radii, vmax, 200)
+    even = np.abs(same[..., 1] - pos[None, :, 1]).max(axis=0)
+    assert abs(even[0] - even[1]) < 0.2 * even.max()
+
+
+def test_head_on_agents_both_keep_right() -> None:
+    pos = np.array([[0.0, 0.0], [4.0, 0.0]])
+    pref = np.array([[1.4, 0.0], [-1.4, 0.0]])
+    out = avoid(pos, pref, pref, [0.4, 0.4], [1.4, 1.4], dt=DT).velocities
+    assert out[0, 1] < 0 < out[1, 1]  # the first heads +x: its right is -y
+
+
+def test_same_input_same_output_bit_for_bit() -> None:
+    pos, vel, pref, radii, vmax = crowd(300, 7, spread=10.0)
+    a = avoid(pos, vel, pref, radii, vmax, dt=DT, walls=CORRIDOR)
+    b = avoid(pos, vel, pref, radii, vmax, dt=DT, walls=CORRIDOR)
+    np.testing.assert_array_equal(a.velocities, b.velocities)
+    np.testing.assert_array_equal(a.fallback, b.fallback)
+
+
+def test_bounded_neighbours_and_far_apart_agents() -> None:
+    pos = np.array([[0.0, 0.0], [1e8, 0.0], *[[x, 1.0] for x in np.linspace(-2, 2, 20)]])
+    n = len(pos)
+    out = avoid(pos, np.zeros((n, 2)), np.ones((n, 2)), np.full(n, 0.1), np.ones(n), dt=DT)
+    assert out.neighbours.max() <= AvoidanceSettings().max_neighbours
+    assert out.neighbours[1] == 0
+
+
+@pytest.mark.parametrize(
+    "a, b, message",
+    [
+        (np.zeros((2, 2)), np.zeros((3, 2)), "same shape"),
+        (np.zeros((2, 4)), np.zeros((2, 4)), "same shape"),
+        ([[0.0, np.nan]], [[1.0, 1.0]], "finite"),
+    ],
+)
+def test_bad_wall_segments(a, b, message) -> None:
+    with pytest.raises(CrowdError, match=message):
+        Walls.from_segments(a, b)
+    with pytest.raises(CrowdError, match="margin"):
+        Walls.from_segments(np.zeros((1, 2)), np.ones((1, 2)), margin=-1.0)
+    with pytest.raises(CrowdError, match="NavMesh"):
+        Walls.from_navmesh("mesh")  # type: ignore[arg-type]
