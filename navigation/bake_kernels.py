@@ -325,3 +325,33 @@ def merge_triangles(
         p += 1
         offsets[p] = c
     return offsets, corners[:c].copy()
+
+
+@njit(cache=True)
+def spread_obstacles(
+    around: np.ndarray, cx: np.ndarray, cy: np.ndarray, obs: np.ndarray, best: np.ndarray, sweeps: int
+) -> None:  # pragma: no cover - compiled
+    """Brushfire: up to `sweeps` times, each span takes a neighbour's nearest obstacle when it is nearer
+    than its own (by more than 1e-12), one neighbour column of `around` (n, m) at a time, every span of a
+    column reading the obstacles as they were before that column (-1: no neighbour). Stops early when a
+    sweep changes nothing.
+
+    cx, cy: (n,) span centres; obs: (n, 2) nearest obstacle so far; best: (n,) its distance (both updated).
+    """
+    n, m = around.shape
+    snap = np.empty_like(obs)
+    for _ in range(sweeps):
+        changed = False
+        for j in range(m):
+            snap[:, :] = obs
+            for i in range(n):
+                o = around[i, j]
+                if o < 0:
+                    continue
+                ox, oy = snap[o, 0], snap[o, 1]
+                d = np.hypot(ox - cx[i], oy - cy[i])
+                if d < best[i] - 1e-12:
+                    obs[i, 0], obs[i, 1], best[i] = ox, oy, d
+                    changed = True
+        if not changed:
+            break

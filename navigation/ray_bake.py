@@ -22,7 +22,7 @@ from scipy.sparse.csgraph import connected_components
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
-from navigation.bake_kernels import insert_on_edges, simplify_between_pins, split_regions
+from navigation.bake_kernels import insert_on_edges, simplify_between_pins, split_regions, spread_obstacles
 from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
 from navigation.errors import NavMeshError
 from navigation.heightfield import _DIRS, Heightfield, sample_heightfield
@@ -228,21 +228,9 @@ def _erode(
         a = np.where(nb[:, d1] >= 0, nb[np.maximum(nb[:, d1], 0), d2], -1)
         b = np.where(nb[:, d2] >= 0, nb[np.maximum(nb[:, d2], 0), d1], -1)
         diag.append(np.where(a >= 0, a, b))
-    around = np.column_stack([nb, *diag])
-    need = radius_cells + 0.5
-    for _ in range(int(np.ceil(need)) + 2):
-        changed = False
-        for j in range(around.shape[1]):
-            other = around[:, j]
-            ok = other >= 0
-            cand = obs[np.maximum(other, 0)]
-            dist = np.hypot(*(cand - c).T)
-            better = ok & (dist < best - 1e-12)
-            if better.any():
-                obs[better], best[better] = cand[better], dist[better]
-                changed = True
-        if not changed:
-            break
+    around = np.ascontiguousarray(np.column_stack([nb, *diag]), dtype=np.int64)
+    sweeps = int(np.ceil(radius_cells + 0.5)) + 2
+    spread_obstacles(around, np.ascontiguousarray(c[:, 0]), np.ascontiguousarray(c[:, 1]), obs, best, sweeps)
     clearance = best - 0.5
     return alive & (clearance >= radius_cells - 1e-9), clearance
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navigation.bake_kernels import insert_on_edges, link_floors, simplify_between_pins
+from navigation.bake_kernels import insert_on_edges, link_floors, simplify_between_pins, spread_obstacles
 from navigation.heightfield import _DIRS, Heightfield
 from navigation.ray_bake import _components, _span_graph, _split_conflicts
 
@@ -132,3 +132,31 @@ def test_insert_on_edges_puts_every_candidate_on_its_edges_in_order() -> None:
     new_off, new = insert_on_edges(offsets, verts, np.array([0, 1]), xy, cand_offsets, cand)
     assert new[new_off[0] : new_off[1]].tolist() == [0, 4, 5, 1, 6, 2, 3]
     assert new[new_off[1] : new_off[2]].tolist() == [0, 8, 1, 2]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spread_obstacles_matches_numpy(seed: int) -> None:
+    """The brushfire kernel against whole-array numpy sweeps (each column reads the obstacles as they were
+    before it)."""
+    rng = np.random.default_rng(seed)
+    n, m = 400, 8
+    cx, cy = rng.uniform(0, 20, n), rng.uniform(0, 20, n)
+    around = np.where(rng.random((n, m)) < 0.8, rng.integers(0, n, (n, m)), -1).astype(np.int64)
+    obs = np.where(rng.random((n, 1)) < 0.2, rng.uniform(0, 20, (n, 2)), np.inf)
+    best = np.where(np.isfinite(obs[:, 0]), np.hypot(obs[:, 0] - cx, obs[:, 1] - cy), np.inf)
+    want_obs, want_best = obs.copy(), best.copy()
+    for _ in range(5):
+        changed = False
+        for j in range(m):
+            other = around[:, j]
+            cand = want_obs[np.maximum(other, 0)]
+            dist = np.hypot(cand[:, 0] - cx, cand[:, 1] - cy)
+            better = (other >= 0) & (dist < want_best - 1e-12)
+            if better.any():
+                want_obs[better], want_best[better] = cand[better], dist[better]
+                changed = True
+        if not changed:
+            break
+    spread_obstacles(around, cx, cy, obs, best, 5)
+    np.testing.assert_array_equal(obs, want_obs)
+    np.testing.assert_array_equal(best, want_best)
