@@ -64,6 +64,7 @@ class SettingsArrays:
     FLOATS = (
         "walk_speed", "run_speed", "obstacle_range", "stop_gap", "probe_interval_s", "stop_speed",
         "reaction_time_s", "shoot_cooldown_s", "shot_duration_s", "search_duration_s", "chase_timeout_s",
+        "stuck_timeout_s", "crowd_radius",
         "memory_expiry_s", "hearing_range", "alert_radius", "alert_cooldown_s", "eye_height",
         "sight_radius", "lose_sight_radius", "cos_half_angle", "probe_skin", "probe_range",
     )  # fmt: skip
@@ -96,6 +97,8 @@ class SettingsArrays:
     shot_duration_s: np.ndarray
     search_duration_s: np.ndarray
     chase_timeout_s: np.ndarray
+    stuck_timeout_s: np.ndarray
+    crowd_radius: np.ndarray
     memory_expiry_s: np.ndarray
     hearing_range: np.ndarray
     alert_radius: np.ndarray
@@ -206,6 +209,9 @@ class BehaviourBatch:
         self.shot_until = np.zeros(n)  # Shoot holds until [s]
         self.pursuit_started = np.zeros(n)  # Chase / Investigate began [s]
         self.pursuit_goal = np.zeros((n, 3))  # where Chase / Investigate goes [m]
+        self.replans = np.zeros(n, dtype=np.int64)  # this pursuit's re-plans for being stuck
+        self.progress_best = np.full(n, np.inf)  # the least distance left to the current goal [m]
+        self.progress_since = np.zeros(n)  # when it last shrank by STUCK_PROGRESS [s]
         self.search_until = np.zeros(n)  # [s]
         self.search_looks = np.zeros((n, 3))  # the headings Search looks along [rad]
         self.search_look = np.zeros(n, dtype=np.int64)
@@ -221,14 +227,16 @@ class BehaviourBatch:
         self.rule_arrays = (
             lo.free, lo.free_speed, lo.free_heading,
             c.walk_speed, c.run_speed, c.obstacle_range, c.stop_gap, c.stop_speed, c.reaction_time_s,
-            c.chase_timeout_s, c.memory_expiry_s, c.turn_step, c.aim_step, c.search_step,
+            c.chase_timeout_s, c.stuck_timeout_s, c.crowd_radius, c.memory_expiry_s, c.turn_step,
+            c.aim_step, c.search_step,
             c.aim_tolerance, c.speed_gain, self.home,
             self.state, self.sees, self.alerted, self.hearing, self.has_target, self.target_point,
             self.seen_since, self.has_memory, self.memory_position, self.memory_time, self.has_probe,
             self.probe_forward, self.probe_nudge, self.speed_param, self.cooldown_until, self.goal,
             self.goal_speed, self.wander_speed, self.wander_next_pick, self.wander_heading,
             self.wander_cap, self.turn_ready, self.turn_heading, self.waypoint, self.route_points,
-            self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal,
+            self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal, self.replans,
+            self.progress_best, self.progress_since,
             self.search_until, self.search_looks, self.search_look,
         )  # fmt: skip
 
@@ -284,6 +292,8 @@ class BehaviourBatch:
         """Row i heads for `goal` [m] at top speed `speed` [m/s] (a new path is planned)."""
         self.goal[i] = goal
         self.goal_speed[i] = speed
+        self.progress_best[i] = math.inf  # a new path: progress counts from here
+        self.progress_since[i] = self.env.time
         self.speed_param[i] = speed
         self.locomotion.set_destination(i, np.array(goal, dtype=np.float64), speed=speed)
 

@@ -9,12 +9,17 @@ intents (free walking: `free`, `free_speed` [m/s], `free_heading` [rad], NaN kee
 timers; the state it should enter goes to `next_state` (NONE: stay) and an event to report to `note`.
 
 A rule needs Python at a few rare points: a seeded draw from the NPC's own Generator (a new wander speed, a
-turn away from an obstacle), a path to plan (a new destination), the next patrol waypoint. A row that
-reaches one stops there, before writing anything, and is listed in `pending` with its reason in `status`
-(and, for a plan, the goal and speed in `plan_goal`, `plan_speed`). Python does the work and runs the row
+turn away from an obstacle), a path to plan (a new destination, or a re-plan for a pursuer stuck on its
+way), the next patrol waypoint. A row that reaches one stops there and is listed in `pending` with its
+reason in `status` (and, for a plan, the goal and speed in `plan_goal`, `plan_speed`); what it wrote
+before is what a second run writes again (nothing for a draw). Python does the work and runs the row
 again: every rule reads the same arrays on its second run and gets past the point (the wander pick is no
-longer due, the turn has its draw in `turn_heading`, the goal is planned), so a row's tick is the same as
-if the rule had called Python itself.
+longer due, the turn has its draw in `turn_heading`, the goal is planned and its progress reset), so a
+row's tick is the same as if the rule had called Python itself.
+
+A row on a path is stuck when its distance left (`_path_left`) has not shrunk by STUCK_PROGRESS for its
+`stuck_timeout_s`: a patrol goes on to its next waypoint, a pursuer near its goal (`crowd_radius`) has
+arrived as near as the crowd there lets it, a pursuer farther away plans again once, then gives up.
 
 Positions are feet [m], world Z-up; yaw 0 faces +X [rad]; times [s]; speeds [m/s]. No fastmath: the
 results are bit-identical from run to run. The angle rules are `navigation.angles`' compiled ones (its
@@ -61,6 +66,9 @@ REACHED = 1  # Chase / Investigate arrived at its goal
 NO_PATH = 2  # ... could not get a path there
 TIMEOUT = 3  # ... ran out of time
 GAVE_UP = 4  # Search is over
+CROWDED = 5  # Chase / Investigate stuck within crowd_radius of its goal: arrived as near as it can
+BLOCKED = 6  # ... stuck farther away, again after a re-plan: gives up
+STUCK_PROGRESS = 0.1  # [m] the distance left must shrink by this to count as progress (`_stuck`)
 
 
 @njit(cache=True)
@@ -105,13 +113,23 @@ def _needs_plan(
 
 
 @njit(cache=True)
-def _arrived(i: int, positions: A, has_path: A, next_position: A, remaining: A, radius: A) -> bool:
-    """The body's remaining path distance (the agent's plus the body-agent gap) is below the agent
-    radius, for a row with a path (arrival as the seed measures it)."""
+def _path_left(i: int, positions: A, has_path: A, next_position: A, remaining: A) -> float:
+    """The body's remaining path distance [m]: the agent's plus the body-agent gap (inf without a path).
+    Below the agent radius the row has arrived (arrival as the seed measures it)."""
     if not has_path[i]:
-        return False
+        return math.inf
     gap = math.hypot(next_position[i, 0] - positions[i, 0], next_position[i, 1] - positions[i, 1])
-    return remaining[i] + gap < radius[i]
+    return remaining[i] + gap
+
+
+@njit(cache=True)
+def _stuck(i: int, time: float, left: float, best: A, since: A, timeout: A) -> bool:
+    """Row i's distance left has not shrunk by STUCK_PROGRESS for `timeout[i]` seconds (records progress)."""
+    if left < best[i] - STUCK_PROGRESS:
+        best[i] = left
+        since[i] = time
+        return False
+    return time - since[i] > timeout[i]
 
 
 @njit(cache=True)
@@ -138,6 +156,8 @@ def decide_rows(
     stop_speed: np.ndarray,
     reaction_time_s: np.ndarray,
     chase_timeout_s: np.ndarray,
+    stuck_timeout_s: np.ndarray,
+    crowd_radius: np.ndarray,
     memory_expiry_s: np.ndarray,
     turn_step: np.ndarray,
     aim_step: np.ndarray,
@@ -175,6 +195,9 @@ def decide_rows(
     shot_until: np.ndarray,
     pursuit_started: np.ndarray,
     pursuit_goal: np.ndarray,
+    replans: np.ndarray,
+    progress_best: np.ndarray,
+    progress_since: np.ndarray,
     search_until: np.ndarray,
     search_looks: np.ndarray,
     search_look: np.ndarray,
@@ -215,8 +238,12 @@ def decide_rows(
                     s = PLAN
                     plan_goal[i] = g
                     plan_speed[i] = speed
-                elif not has_path[i] or _arrived(i, positions, has_path, next_position, remaining, radius):
-                    s = NEXT_WAYPOINT
+                else:
+                    left = _path_left(i, positions, has_path, next_position, remaining)
+                    if left < radius[i] or not has_path[i]:  # arrived, or no path there
+                        s = NEXT_WAYPOINT
+                    elif _stuck(i, time, left, progress_best, progress_since, stuck_timeout_s):
+                        s = NEXT_WAYPOINT  # blocked on the way: the next waypoint
             else:
                 _search(
                     i, time, yaw[i], search_step, speed_gain, home, speed_param, search_until,
@@ -258,12 +285,23 @@ def decide_rows(
                         hearing[i] = False
                         cleared[n_cleared] = i
                         n_cleared += 1
+                    left = _path_left(i, positions, has_path, next_position, remaining)
                     if not has_path[i]:
                         note[i] = NO_PATH
-                    elif _arrived(i, positions, has_path, next_position, remaining, radius):
+                    elif left < radius[i]:
                         note[i] = REACHED
                     elif time - pursuit_started[i] > chase_timeout_s[i]:
                         note[i] = TIMEOUT
+                    elif _stuck(i, time, left, progress_best, progress_since, stuck_timeout_s):
+                        if left <= crowd_radius[i]:
+                            note[i] = CROWDED  # others stand at the goal
+                        elif replans[i] == 0:  # knocked off its path? plan again from here, once
+                            replans[i] = 1
+                            s = PLAN
+                            plan_goal[i, 0], plan_goal[i, 1], plan_goal[i, 2] = gx, gy, gz
+                            plan_speed[i] = speed
+                        else:
+                            note[i] = BLOCKED
                     if note[i] != 0:
                         next_state[i] = SEARCH
         status[i] = s

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 
 # -- obstacle probes (box casts) ------------------------------------------------------------------------
+SLAB = 0.02  # [m] half depth of the box a probe sweeps (a slab of the body's cross-section)
+
+
 @dataclass(frozen=True)
 class ObstacleProbe:
     """Free distances around a wandering NPC, from box casts of its width and height.
@@ -56,7 +59,8 @@ def _cast_gap(
     mask: int,
 ) -> tuple[float, int]:
     direction = np.array([math.cos(yaw), math.sin(yaw), 0.0])
-    end = center + direction * reach
+    behind = narrow[1] - SLAB  # the slab starts this far behind the capsule's front [m]
+    end = center + direction * (reach + behind)
     hit = world.box_cast(half, center, end, yaw=yaw, mask=mask, ignore=[body])
     nudge = 0
     if hit.hit and hit.started_in_contact:
@@ -65,7 +69,7 @@ def _cast_gap(
         left = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
         nudge = 1 if float(hit.normal @ left) >= 0 else -1
         hit = world.box_cast(narrow, center, end, yaw=yaw, mask=mask, ignore=[body])
-    return (float(hit.distance) if hit.hit else math.inf), nudge
+    return (max(0.0, float(hit.distance) - behind) if hit.hit else math.inf), nudge
 
 
 def probe_obstacles(
@@ -87,13 +91,16 @@ def probe_obstacles(
     """Box-cast forward from the body (the NPC's depth, its width plus `skin` a side, its height above
     `lift`) up to `reach` [m]; if the gap ahead is below `obstacle_range`, cast at -90 and +90 degrees too.
 
-    The box starts at the body's centre with half depth `body_radius`, so a returned distance is the free
-    gap in front of the capsule. The caster's own body is ignored. `edge_gap(yaw)`, when given, is a
+    The box is a thin slab (half depth `SLAB`) of the body's cross-section that starts at the body's centre
+    and sweeps `reach` past the capsule's front; a returned gap is its travel less the `body_radius - SLAB`
+    from the slab to the capsule's front (0 when the capsule's front half already touches something). A
+    slab, not a box of the body's depth: a box's corners reach past the round capsule, so a body beside a
+    wall would find every heading blocked. The caster's own body is ignored. `edge_gap(yaw)`, when given, is a
     second limit on each gap (the simulation passes the distance to the navmesh edge, which also sees
     ledges that no box cast can).
     """
-    half = (body_radius, body_radius + skin, 0.5 * (height - lift))
-    narrow = (body_radius, body_radius, half[2])
+    half = (SLAB, body_radius + skin, 0.5 * (height - lift))
+    narrow = (SLAB, body_radius, half[2])
     center = np.array([feet[0], feet[1], feet[2] + lift + half[2]])
 
     def cast(heading: float) -> tuple[float, int]:
@@ -208,10 +215,10 @@ def probe_obstacles_many(
         rows = (f, yaw, radius, tall, pad, far, near, ids)
         return _one_by_one(world, rows, heading, limit, float(time), lift, mask)
     half = np.empty((m, 3))
-    half[:, 0], half[:, 1], half[:, 2] = radius, radius + pad, 0.5 * (tall - lift)
+    half[:, 0], half[:, 1], half[:, 2] = SLAB, radius + pad, 0.5 * (tall - lift)
     center = f.copy()
     center[:, 2] = f[:, 2] + lift + half[:, 2]
-    forward, nudge = _cast_gaps(world, half, center, yaw, far, ids, mask, nudges=True)
+    forward, nudge = _cast_gaps(world, half, radius, center, yaw, far, ids, mask, nudges=True)
     if limit is not None:
         forward = np.minimum(forward, limit[:m])
     left, right = np.full(m, np.nan), np.full(m, np.nan)
@@ -220,7 +227,7 @@ def probe_obstacles_many(
         two = np.concatenate([sides, sides])  # the left casts of these rows, then their right casts
         turn = np.concatenate([sides + m, sides + 2 * m])
         gaps, _ = _cast_gaps(
-            world, half[two], center[two], heading[turn], far[two], ids[two], mask, nudges=False
+            world, half[two], radius[two], center[two], heading[turn], far[two], ids[two], mask, nudges=False
         )
         if limit is not None:
             gaps = np.minimum(gaps, limit[turn])
@@ -298,6 +305,7 @@ def _is_numbers(value: object) -> bool:
 def _cast_gaps(
     world: World,
     half: np.ndarray,
+    radius: np.ndarray,
     center: np.ndarray,
     heading: np.ndarray,
     reach: np.ndarray,
@@ -308,11 +316,12 @@ def _cast_gaps(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`_cast_gap` for k rows: (k,) free gaps [m] (inf: no hit), (k,) nudges (zeros unless `nudges`)."""
     turn = heading.tolist()
-    end = _ahead(center, turn, reach)
+    behind = radius - SLAB  # the slabs start this far behind the capsules' fronts [m]
+    end = _ahead(center, turn, reach + behind)
     hits = world.box_casts(half, center, end, yaws=heading, mask=mask, ignore=bodies)
     nudge = np.zeros(len(turn), dtype=np.int64)
     again = (hits.hit & hits.started_in_contact).nonzero()[0]
-    gap = np.where(hits.hit, hits.distance, math.inf)
+    gap = np.where(hits.hit, np.maximum(0.0, hits.distance - behind), math.inf)
     if again.size == 0:
         return gap, nudge
     if nudges:  # as `_cast_gap`: the side of the touch, from the normal (obstacle -> body)
@@ -320,11 +329,11 @@ def _cast_gaps(
             left = np.array([-math.sin(turn[i]), math.cos(turn[i]), 0.0])
             nudge[i] = 1 if float(hits.normal[i] @ left) >= 0 else -1
     narrow = half[again].copy()
-    narrow[:, 1] = narrow[:, 0]
+    narrow[:, 1] = radius[again]
     redo = world.box_casts(
         narrow, center[again], end[again], yaws=heading[again], mask=mask, ignore=bodies[again]
     )
-    gap[again] = np.where(redo.hit, redo.distance, math.inf)
+    gap[again] = np.where(redo.hit, np.maximum(0.0, redo.distance - behind[again]), math.inf)
     return gap, nudge
 
 

@@ -63,6 +63,8 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "search_duration_s": (0.0, 600.0, True, "s"),
     "search_turn_rate_deg": (0.0, 3600.0, False, "deg/s"),
     "chase_timeout_s": (0.0, 3600.0, False, "s"),
+    "stuck_timeout_s": (0.0, 60.0, False, "s"),
+    "crowd_radius": (0.0, 100.0, True, "m"),
     "memory_expiry_s": (0.0, 86400.0, False, "s"),
     "hearing_range": (0.0, 1000.0, True, "m"),
     "alert_radius": (0.0, 1000.0, True, "m"),
@@ -106,6 +108,11 @@ class BehaviourSettings:
         search_duration_s: how long to look around at the last known position [s, >= 0].
         search_turn_rate_deg: turn rate while looking around [deg/s, > 0].
         chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
+        stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose distance left to its goal has
+            not shrunk by 0.1 m for this long is stuck (a crowd, a shove): a patrol goes on to its next
+            waypoint; a pursuer within `crowd_radius` of its goal has arrived (others stand there),
+            farther it plans again once, then gives up and searches where it is [s, > 0].
+        crowd_radius: how close to its goal a stuck pursuer counts as arrived [m, >= 0].
         memory_expiry_s: a last known position older than this is forgotten [s, > 0].
         hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].
         alert_radius: allies within this distance learn the last known position on a sighting
@@ -145,6 +152,8 @@ class BehaviourSettings:
     search_duration_s: float = 4.0
     search_turn_rate_deg: float = 90.0
     chase_timeout_s: float = 30.0
+    stuck_timeout_s: float = 1.0
+    crowd_radius: float = 3.0
     memory_expiry_s: float = 30.0
     hearing_range: float = 12.0
     alert_radius: float = 12.0

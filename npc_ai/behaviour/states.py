@@ -88,6 +88,12 @@ def _hand_back(b: BehaviourBatch, pending: list[int], t: float, remaining: np.nd
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+_REASONS = {
+    kernels.NO_PATH: "no path",
+    kernels.TIMEOUT: "timeout",
+    kernels.CROWDED: "crowded",
+    kernels.BLOCKED: "blocked",
+}  # why a pursuit ended short of its goal (the `arrived` event's `reason`)
 
 
 def _transitions(b: BehaviourBatch, fired: np.ndarray, noted: np.ndarray, t: float) -> None:
@@ -104,8 +110,7 @@ def _transitions(b: BehaviourBatch, fired: np.ndarray, noted: np.ndarray, t: flo
             if note == kernels.REACHED:
                 b.record(i, "arrived", target=target, reached=True)
             else:
-                reason = "no path" if note == kernels.NO_PATH else "timeout"
-                b.record(i, "arrived", target=target, reached=False, reason=reason)
+                b.record(i, "arrived", target=target, reached=False, reason=_REASONS[note])
         if work.next_state[i] != NONE:
             enter(b, i, int(work.next_state[i]))
 
@@ -175,6 +180,7 @@ def _enter_pursuit(b: BehaviourBatch, i: int, speed: float) -> dict[str, Any]:
     b.alerted[i] = False
     b.clear_heard(i)
     b.pursuit_started[i] = b.env.time
+    b.replans[i] = 0
     known = bool(b.has_memory[i])
     goal = b.memory_position[i].copy() if known else b.locomotion.views[i].position
     b.pursuit_goal[i] = goal

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from npc_ai.behaviour import kernels, states
-from npc_ai.behaviour.table import CHASE, NONE, WANDER
+from npc_ai.behaviour.table import CHASE, NONE, SEARCH, WANDER
 from npc_ai.sim import Simulation, SimulationSettings
 from scenes import load_scene
 
@@ -114,3 +114,46 @@ def test_a_chaser_plans_once_then_reports_its_arrival(sim: Simulation) -> None:
     np.testing.assert_array_equal(b.pursuit_goal[i], here)
     assert b.rule_work.note[i] == kernels.REACHED  # the goal is where it stands
     assert b.rule_work.next_state[i] != NONE
+
+
+def _stalled_chaser(sim: Simulation, i: int, goal_offset: float) -> None:
+    """Row i chases a goal `goal_offset` metres ahead along +x, planned, with no progress for a while."""
+    b = sim.behaviour
+    goal = b.positions()[i].copy()
+    goal[0] += goal_offset
+    b.state[i] = CHASE
+    b.pursuit_started[i] = sim.time
+    b.has_memory[i], b.memory_position[i], b.memory_time[i] = True, goal, sim.time
+    b.plan(i, goal.copy(), float(b.cfg.run_speed[i]))
+    assert b.locomotion.agents.has_path[i]
+    assert _run_rules(sim, [i]) == (0, 0)  # progress is counted from the first tick on the path
+    b.progress_since[i] = sim.time - b.cfg.stuck_timeout_s[i] - 0.01  # ... and then nothing for too long
+
+
+def test_a_stalled_chaser_near_its_goal_has_arrived_as_near_as_the_crowd_lets_it(sim: Simulation) -> None:
+    b = sim.behaviour
+    _stalled_chaser(sim, 0, 0.5 * b.cfg.crowd_radius[0])
+    assert _run_rules(sim, [0]) == (0, 0)
+    assert b.rule_work.note[0] == kernels.CROWDED and b.rule_work.next_state[0] == SEARCH
+
+
+def test_a_stalled_chaser_far_from_its_goal_plans_again_once_then_gives_up(sim: Simulation) -> None:
+    b = sim.behaviour
+    _stalled_chaser(sim, 1, 2.0 * b.cfg.crowd_radius[1])
+    assert _run_rules(sim, [1]) == (1, 0)
+    assert b.rule_work.status[1] == kernels.PLAN and b.replans[1] == 1
+    b.plan(1, b.rule_work.plan_goal[1].copy(), float(b.rule_work.plan_speed[1]))
+    assert _run_rules(sim, [1]) == (0, 0) and b.rule_work.next_state[1] == NONE  # a fresh start
+    b.progress_since[1] = sim.time - b.cfg.stuck_timeout_s[1] - 0.01
+    assert _run_rules(sim, [1]) == (0, 0)
+    assert b.rule_work.note[1] == kernels.BLOCKED and b.rule_work.next_state[1] == SEARCH
+
+
+def test_progress_keeps_a_chaser_going(sim: Simulation) -> None:
+    """Less distance left than the best so far by STUCK_PROGRESS resets the clock: no note."""
+    b = sim.behaviour
+    _stalled_chaser(sim, 2, 2.0 * b.cfg.crowd_radius[2])
+    b.progress_best[2] += 2 * kernels.STUCK_PROGRESS  # as if it had been farther before
+    assert _run_rules(sim, [2]) == (0, 0)
+    assert b.rule_work.note[2] == 0 and b.rule_work.next_state[2] == NONE
+    assert b.progress_since[2] == sim.time

@@ -219,3 +219,22 @@ GOOD = {
 def test_bad_arguments_raise_perception_error(warehouse, change: dict, message: str) -> None:
     with pytest.raises(PerceptionError, match=message):
         probe_obstacles_many(warehouse[0], **{**GOOD, **change})
+
+
+def test_a_body_beside_a_wall_can_walk_away_and_along_it() -> None:
+    """A capsule 4 cm from the warehouse's inner wall (its face at y = -0.10): straight at the wall the gap
+    is those 4 cm; away from it, along it and diagonally away the probe finds room (a box of the body's
+    depth reaches past the round capsule with its corners and blocked every heading, pinning the NPC)."""
+    with World(load_scene("warehouse"), seed=1) as world:
+        feet = np.array([14.68, -0.10 - RADIUS - 0.04, 0.0])
+        body = world.add_capsule(tuple(feet), radius=RADIUS, height=HEIGHT, group=groups.NPC)
+        world.step()
+        gaps = {}
+        for name, yaw in (("at", math.pi / 2), ("away", -math.pi / 2), ("along", 0.0), ("off", -0.7)):
+            p = probe_obstacles(
+                world, body=body, feet=feet, yaw=yaw, body_radius=RADIUS, height=HEIGHT, skin=0.1,
+                reach=3.0, obstacle_range=1.0, time=0.0,
+            )  # fmt: skip
+            gaps[name] = p.forward
+    assert gaps["at"] == pytest.approx(0.04, abs=0.015)
+    assert min(gaps["away"], gaps["along"], gaps["off"]) > 1.0, gaps
