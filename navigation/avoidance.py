@@ -20,18 +20,36 @@ convex), so after any step dt <= tau_w the agent is at least r from the segment:
 for any set of segments (no polygon, winding or convexity needed, which RVO2's obstacle lines require),
 and it is conservative only near a segment's end, where it slows an agent that would have slid past.
 A segment wholly behind the plane of a nearer one adds nothing and is skipped (RVO2's "already covered"
-test). Walls are hard in the fallback: when the half-planes cannot all be met, the agents' are relaxed
-(the velocity violating them least) and the walls' are kept, as in RVO2.
+test); each agent keeps the nearest `MAX_WALL_LINES` (32) uncovered segments of the 128 nearest in range.
+An agent already closer than r is pushed out at up to 0.9 x its max speed.
 
-Anti-jitter, without touching the guarantees (every change is to the objective or to the choice between
-two equally valid half-planes, never to the constraints themselves):
+Contacts: ORCA alone lets agents overlap whenever its half-planes cannot all be met (a dense crowd; RVO2
+then minimises the largest violation). Every pair that could touch within the tick also gets a contact
+half-plane per agent: with n the unit vector from i to j and g their gap, i may close at most
+``a_i = clamp((1 - s_i) v_i.n + s_i v_j.n + s_i g / dt, 0, g / dt)`` (s_i = p_j / (p_i + p_j)), and j its
+mirror image; a_i + a_j = g / dt, so whatever both choose within their half-planes, the pair does not
+overlap after the tick, and v = 0 always meets them. Walls and contacts are hard in the fallback: when
+the half-planes cannot all be met, the agents' ORCA half-planes are relaxed (the velocity violating them
+least, RVO2's linearProgram3) and the walls' and contacts' kept. The guarantee holds for agents that each
+find the other (the grid's cells are at least one tick's reach wide; at most 32 contacts an agent).
+
+Anti-jitter and anti-deadlock, without touching the guarantees (every change is to the objective or to the
+choice between two valid half-planes, never to the constraints):
+- Keep right: when a neighbour blocks the way ahead (it is in the agent's lane, and will still be when the
+  agent reaches it within `time_horizon`, going at its preferred velocity), the target turns right by up
+  to `pass_right_deg`, the more the sooner; scaled by twice the agent's share, so a high priority keeps
+  its course. Head-on pairs pass each other keeping right, and a crowd meeting in the middle turns into a
+  roundabout instead of a jam.
 - Side preference: when the relative velocity lies almost on the axis between two agents, ORCA's choice
-  of the velocity obstacle's left or right leg (both are supporting lines of the obstacle, so either is
+  of the velocity obstacle's left or right leg (both supporting lines of the obstacle, so either is
   collision-free) flips with round-off from tick to tick; within `side_preference` (the sine of the angle
-  between them) both agents take the right leg: each passes the other keeping to its right.
-- Smoothing: the linear program's target is ``(1 - smoothing) * preferred + smoothing * velocity``, not
-  the preferred velocity alone: agents keep some of their current velocity, so the answer does not jump
-  when a neighbour's half-plane changes; the answer still meets every half-plane.
+  between them) both agents take the right leg.
+- Smoothing: the linear program's target is ``(1 - smoothing) * target + smoothing * velocity``: agents keep
+  some of their current velocity (off by default: on the circle it did not lower the jitter).
+
+Known limit: a perfectly symmetric crowd (a few dozen agents on a small circle) can compress into a ring
+of touching agents that nothing breaks; RVO2 deadlocks there as well. Real crowds are not symmetric; a
+runner can perturb preferred velocities slightly (as RVO2's examples do) or re-plan stuck agents.
 """
 
 from __future__ import annotations

@@ -320,9 +320,10 @@ def _keep_right(
     turn_right: float,
 ) -> tuple[float, float]:
     """The target (tx, ty) turned to the right by up to `turn_right` [rad] when a neighbour blocks the way
-    ahead: one in the agent's lane (laterally within the two radii) that it would reach within `tau` going
-    at its preferred velocity, the sooner the more (1 - time to reach / tau), scaled by twice the agent's
-    share of the avoidance (at most 1: equal priorities turn fully, a high priority hardly)."""
+    ahead: one that the agent would reach within `tau` going at its preferred velocity and that will then
+    still be in its lane (laterally within LANE x the two radii, fading out; a crossing agent will have
+    left it), the sooner the more (1 - time to reach / tau), scaled by twice the agent's share of the
+    avoidance (at most 1: equal priorities turn fully, a high priority hardly)."""
     speed = math.hypot(pref[i, 0], pref[i, 1])
     if speed <= 0.0:
         return tx, ty
@@ -333,13 +334,15 @@ def _keep_right(
         rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
         ahead = rx * ux + ry * uy
         comb = radii[i] + radii[j]
-        lane = 1.0 - abs(ux * ry - uy * rx) / (LANE * comb)
-        if ahead <= 0.0 or lane <= 0.0:
-            continue
         closing = speed - (vel[j, 0] * ux + vel[j, 1] * uy)
-        if closing <= 0.0:
+        if ahead <= 0.0 or closing <= 0.0:
             continue
         reach = max(ahead - comb, 0.0) / closing
+        # where j will be across the lane when the agent gets there: a crossing agent will have left it
+        lateral = (ux * ry - uy * rx) + (ux * vel[j, 1] - uy * vel[j, 0]) * reach
+        lane = 1.0 - abs(lateral) / (LANE * comb)
+        if lane <= 0.0:
+            continue
         share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))  # a high priority keeps its course
         blocked = max(blocked, share * lane * (1.0 - reach / tau))
     if blocked <= 0.0:
