@@ -37,11 +37,11 @@ def test_arena_row_is_complete_exact_search_and_timed() -> None:
     (row,) = run_nav_benchmark(["arena"], _data(), repeat=1, peer=False)
     assert row.name == "arena" and row.scenarios == 160 and row.polygons > 0
     assert row.fallbacks == 0 and row.incomplete == 0
-    assert 0 < row.median_us <= row.p95_us
+    assert 0 < row.median_us <= row.p95_us and 0 < row.best_median_us <= row.median_us
     assert row.peer_scenarios == 0 and math.isnan(row.peer_median_us) and row.faster_than_peer is None
     assert row.cpp_us == 1.2 and row.within_10x_cpp is (row.median_us <= 12.0)
     lines = format_table([row], peer_note="pynavmesh: not run")
-    assert lines[0].startswith("| map | polygons | npc-ai median (p95) [us] | fallbacks |")
+    assert lines[0].startswith("| map | polygons | npc-ai median (p95) [us] | best-of-passes median [us] |")
     assert lines[2].startswith("| arena | 47 | ") and lines[-1] == "pynavmesh: not run"
     doc = report_json([row])
     assert doc["maps"][0]["peer_median_us"] is None and doc["maps"][0]["fallbacks"] == 0
@@ -72,4 +72,4 @@ def test_bad_settings_raise(kwargs: dict, message: str) -> None:
 def test_a_row_without_references_says_so() -> None:
     row = MapResult("battleground", 10, 5, 3.0, 4.0, 0, 0, 0.1)
     assert row.within_10x_cpp is None and row.faster_than_peer is None
-    assert "| battleground | 10 | 3.0 (4.0) | 0 | 0 | - | - | - | - | - |" in format_table([row])
+    assert "| battleground | 10 | 3.0 (4.0) | - | 0 | 0 | - | - | - | - | - |" in format_table([row])
