@@ -99,7 +99,7 @@ class AvoidanceSettings:
     """
 
     neighbour_distance: float = 5.0
-    max_neighbours: int = 10
+    max_neighbours: int = 16
     time_horizon: float = 2.0
     time_horizon_walls: float = 1.0
     height_range: float = 1.0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navigation.avoidance import AvoidanceSettings, avoid
+from navigation.avoidance import AvoidanceSettings, Walls, avoid
 from navigation.crowd_metrics import CrowdMetrics, arrival_ticks, crowd_metrics
 from navigation.errors import CrowdError
 
@@ -30,6 +30,7 @@ class CrowdScenario:
     Attributes:
         name: scenario name. positions: (N, 2) starts [m]. goals: (N, 2) [m]. radii: (N,) [m].
         max_speeds: (N,) [m/s]. arrival_radius: an agent this close to its goal has arrived [m].
+        walls: static walls (`run` uses them; `run_rvo2` refuses a scenario with walls), or None.
     """
 
     name: str
@@ -38,6 +39,7 @@ class CrowdScenario:
     radii: np.ndarray
     max_speeds: np.ndarray
     arrival_radius: float
+    walls: Walls | None = None
 
     @property
     def agents(self) -> int:
@@ -97,6 +99,50 @@ def circle(
     )
 
 
+def corridor(
+    per_side: int = 20,
+    *,
+    width: float = 3.0,
+    rows: int = 4,
+    agent_radius: float = 0.25,
+    max_speed: float = 1.4,
+    length: float = 60.0,
+) -> CrowdScenario:
+    """Two groups of `per_side` agents, `rows` abreast, 1 m between ranks, start 6 m either side of the
+    middle of a straight corridor `width` [m] wide and `length` [m] long (two wall segments) and swap
+    sides: the two groups must pass each other. Goals mirror the starts across the middle.
+
+    Raises:
+        CrowdError: counts < 1, non-positive sizes, or rows that do not fit across the corridor.
+    """
+    if not (isinstance(per_side, int) and per_side >= 1 and isinstance(rows, int) and rows >= 1):
+        raise CrowdError(f"per_side and rows must be integers >= 1, got {per_side!r}, {rows!r}")
+    for name, value in (("width", width), ("agent_radius", agent_radius), ("max_speed", max_speed)):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise CrowdError(f"{name} must be a finite number > 0, got {value!r}")
+    spacing = (width - 2 * agent_radius) / rows
+    if spacing <= 2 * agent_radius:
+        raise CrowdError(f"{rows} agents of radius {agent_radius} m do not fit abreast in {width} m")
+    ys = (np.arange(rows) - (rows - 1) / 2) * spacing
+    xs = 6.0 + np.arange(math.ceil(per_side / rows))
+    left = np.array([[-x, y] for x in xs for y in ys])[:per_side]
+    right = -left
+    half = max(length / 2, float(xs[-1]) + 2.0)
+    walls = Walls.from_segments(
+        [[-half, -width / 2], [-half, width / 2]], [[half, -width / 2], [half, width / 2]], cell_size=1.0
+    )
+    starts = np.concatenate([left, right])
+    return CrowdScenario(
+        name="corridor",
+        positions=starts,
+        goals=starts * [-1.0, 1.0],
+        radii=np.full(len(starts), float(agent_radius)),
+        max_speeds=np.full(len(starts), float(max_speed)),
+        arrival_radius=float(agent_radius),
+        walls=walls,
+    )
+
+
 def preferred_velocities(positions: np.ndarray, goals: np.ndarray, max_speeds: np.ndarray) -> np.ndarray:
     """(N, 2) toward the goal at max speed, or at distance / 1 s when closer than max speed [m/s]."""
     to_goal = goals - positions
@@ -152,7 +198,16 @@ def run(
     for _ in range(ticks):
         pref = preferred_velocities(pos, scenario.goals, scenario.max_speeds)
         t0 = time.perf_counter()
-        result = avoid(pos, vel, pref, scenario.radii, scenario.max_speeds, dt=dt, settings=settings)
+        result = avoid(
+            pos,
+            vel,
+            pref,
+            scenario.radii,
+            scenario.max_speeds,
+            dt=dt,
+            walls=scenario.walls,
+            settings=settings,
+        )
         ms.append((time.perf_counter() - t0) * 1e3)
         fallbacks += int(result.fallback.sum())
         vel = result.velocities
@@ -184,8 +239,11 @@ def run_rvo2(
     neighbour count and time horizons: the reference `run` is compared with. The timing is `do_step`'s.
 
     Raises:
-        CrowdError: pyrvo is not installed (`PYRVO_MISSING`), or a non-positive dt or max_time_s.
+        CrowdError: pyrvo is not installed (`PYRVO_MISSING`), the scenario has walls (RVO2 takes obstacle
+            polygons, not segments), or a non-positive dt or max_time_s.
     """
+    if scenario.walls is not None:
+        raise CrowdError("run_rvo2 runs scenarios without walls only (RVO2 takes obstacle polygons)")
     try:
         pyrvo = importlib.import_module("pyrvo")
     except ImportError as error:

@@ -39,6 +39,20 @@ def test_a_small_circle_completes_without_overlaps() -> None:
     assert run.runner == "ours" and run.ms_per_step > 0
 
 
+def test_the_corridor_keeps_its_guarantees() -> None:
+    """Two groups of 20 meeting in a 3 m corridor: never an overlap, never a wall crossed (whether they all
+    get through is a figure the benchmark reports, not a guarantee)."""
+    sc = cs.corridor()
+    assert sc.agents == 40 and sc.walls is not None and sc.walls.count == 2
+    run = cs.run(sc, max_time_s=20.0)
+    assert run.metrics.overlap_ticks == 0 and run.metrics.min_separation_m > -1e-9
+    assert np.abs(run.trajectories[..., 1]).max() <= 1.5 - 0.25 + 1e-9
+    with pytest.raises(CrowdError, match="without walls"):
+        cs.run_rvo2(sc)
+    with pytest.raises(CrowdError, match="do not fit"):
+        cs.corridor(rows=4, width=2.0, agent_radius=0.25)
+
+
 def test_a_bad_run_length_is_refused() -> None:
     with pytest.raises(CrowdError, match="dt and max_time_s"):
         cs.run(cs.circle(4), dt=0.0)
