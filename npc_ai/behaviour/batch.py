@@ -210,8 +210,8 @@ class BehaviourBatch:
         self.pursuit_started = np.zeros(n)  # Chase / Investigate began [s]
         self.pursuit_goal = np.zeros((n, 3))  # where Chase / Investigate goes [m]
         self.replans = np.zeros(n, dtype=np.int64)  # this pursuit's re-plans for being stuck
-        self.progress_best = np.full(n, np.inf)  # the least distance left to the current goal [m]
-        self.progress_since = np.zeros(n)  # when it last shrank by STUCK_PROGRESS [s]
+        self.stuck_anchor = np.zeros((n, 2))  # where the feet last moved STUCK_PROGRESS from [m]
+        self.stuck_since = np.zeros(n)  # when [s]
         self.search_until = np.zeros(n)  # [s]
         self.search_looks = np.zeros((n, 3))  # the headings Search looks along [rad]
         self.search_look = np.zeros(n, dtype=np.int64)
@@ -236,7 +236,7 @@ class BehaviourBatch:
             self.goal_speed, self.wander_speed, self.wander_next_pick, self.wander_heading,
             self.wander_cap, self.turn_ready, self.turn_heading, self.waypoint, self.route_points,
             self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal, self.replans,
-            self.progress_best, self.progress_since,
+            self.stuck_anchor, self.stuck_since,
             self.search_until, self.search_looks, self.search_look,
         )  # fmt: skip
 
@@ -292,8 +292,6 @@ class BehaviourBatch:
         """Row i heads for `goal` [m] at top speed `speed` [m/s] (a new path is planned)."""
         self.goal[i] = goal
         self.goal_speed[i] = speed
-        self.progress_best[i] = math.inf  # a new path: progress counts from here
-        self.progress_since[i] = self.env.time
         self.speed_param[i] = speed
         self.locomotion.set_destination(i, np.array(goal, dtype=np.float64), speed=speed)
 

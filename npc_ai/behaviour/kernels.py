@@ -14,12 +14,13 @@ way), the next patrol waypoint. A row that reaches one stops there and is listed
 reason in `status` (and, for a plan, the goal and speed in `plan_goal`, `plan_speed`); what it wrote
 before is what a second run writes again (nothing for a draw). Python does the work and runs the row
 again: every rule reads the same arrays on its second run and gets past the point (the wander pick is no
-longer due, the turn has its draw in `turn_heading`, the goal is planned and its progress reset), so a
+longer due, the turn has its draw in `turn_heading`, the goal is planned), so a
 row's tick is the same as if the rule had called Python itself.
 
-A row on a path is stuck when its distance left (`_path_left`) has not shrunk by STUCK_PROGRESS for its
-`stuck_timeout_s`: a patrol goes on to its next waypoint, a pursuer near its goal (`crowd_radius`) has
-arrived as near as the crowd there lets it, a pursuer farther away plans again once, then gives up.
+A row on a path is stuck when its feet have not moved STUCK_PROGRESS for its `stuck_timeout_s` (goals that
+move, as alerts update them, do not restart the clock; entering a state does): a patrol goes on to its
+next waypoint, a pursuer near its goal (`crowd_radius`, by the distance left on its path) has arrived as
+near as the crowd there lets it, a pursuer farther away plans again once, then gives up.
 
 Positions are feet [m], world Z-up; yaw 0 faces +X [rad]; times [s]; speeds [m/s]. No fastmath: the
 results are bit-identical from run to run. The angle rules are `navigation.angles`' compiled ones (its
@@ -68,7 +69,8 @@ TIMEOUT = 3  # ... ran out of time
 GAVE_UP = 4  # Search is over
 CROWDED = 5  # Chase / Investigate stuck within crowd_radius of its goal: arrived as near as it can
 BLOCKED = 6  # ... stuck farther away, again after a re-plan: gives up
-STUCK_PROGRESS = 0.1  # [m] the distance left must shrink by this to count as progress (`_stuck`)
+# [m] the feet must move this far (horizontally) to count as moving (`_stuck`): more than a jostled body sways
+STUCK_PROGRESS = 0.3
 
 
 @njit(cache=True)
@@ -123,13 +125,21 @@ def _path_left(i: int, positions: A, has_path: A, next_position: A, remaining: A
 
 
 @njit(cache=True)
-def _stuck(i: int, time: float, left: float, best: A, since: A, timeout: A) -> bool:
-    """Row i's distance left has not shrunk by STUCK_PROGRESS for `timeout[i]` seconds (records progress)."""
-    if left < best[i] - STUCK_PROGRESS:
-        best[i] = left
+def _stuck(i: int, time: float, positions: A, anchor: A, since: A, timeout: A) -> bool:
+    """Row i's feet have stayed within STUCK_PROGRESS of where they were `timeout[i]` seconds ago (the
+    anchor moves with them, horizontally, whenever they leave that circle)."""
+    if math.hypot(positions[i, 0] - anchor[i, 0], positions[i, 1] - anchor[i, 1]) > STUCK_PROGRESS:
+        anchor[i, 0], anchor[i, 1] = positions[i, 0], positions[i, 1]
         since[i] = time
         return False
     return time - since[i] > timeout[i]
+
+
+@njit(cache=True)
+def _unstick(i: int, time: float, positions: A, anchor: A, since: A) -> None:
+    """Row i starts counting from where it stands (a new state, waypoint or plan after being stuck)."""
+    anchor[i, 0], anchor[i, 1] = positions[i, 0], positions[i, 1]
+    since[i] = time
 
 
 @njit(cache=True)
@@ -196,8 +206,8 @@ def decide_rows(
     pursuit_started: np.ndarray,
     pursuit_goal: np.ndarray,
     replans: np.ndarray,
-    progress_best: np.ndarray,
-    progress_since: np.ndarray,
+    stuck_anchor: np.ndarray,
+    stuck_since: np.ndarray,
     search_until: np.ndarray,
     search_looks: np.ndarray,
     search_look: np.ndarray,
@@ -242,8 +252,9 @@ def decide_rows(
                     left = _path_left(i, positions, has_path, next_position, remaining)
                     if left < radius[i] or not has_path[i]:  # arrived, or no path there
                         s = NEXT_WAYPOINT
-                    elif _stuck(i, time, left, progress_best, progress_since, stuck_timeout_s):
+                    elif _stuck(i, time, positions, stuck_anchor, stuck_since, stuck_timeout_s):
                         s = NEXT_WAYPOINT  # blocked on the way: the next waypoint
+                        _unstick(i, time, positions, stuck_anchor, stuck_since)
             else:
                 _search(
                     i, time, yaw[i], search_step, speed_gain, home, speed_param, search_until,
@@ -292,11 +303,12 @@ def decide_rows(
                         note[i] = REACHED
                     elif time - pursuit_started[i] > chase_timeout_s[i]:
                         note[i] = TIMEOUT
-                    elif _stuck(i, time, left, progress_best, progress_since, stuck_timeout_s):
+                    elif _stuck(i, time, positions, stuck_anchor, stuck_since, stuck_timeout_s):
                         if left <= crowd_radius[i]:
                             note[i] = CROWDED  # others stand at the goal
                         elif replans[i] == 0:  # knocked off its path? plan again from here, once
                             replans[i] = 1
+                            _unstick(i, time, positions, stuck_anchor, stuck_since)
                             s = PLAN
                             plan_goal[i, 0], plan_goal[i, 1], plan_goal[i, 2] = gx, gy, gz
                             plan_speed[i] = speed

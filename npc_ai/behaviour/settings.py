@@ -108,10 +108,10 @@ class BehaviourSettings:
         search_duration_s: how long to look around at the last known position [s, >= 0].
         search_turn_rate_deg: turn rate while looking around [deg/s, > 0].
         chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
-        stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose distance left to its goal has
-            not shrunk by 0.1 m for this long is stuck (a crowd, a shove): a patrol goes on to its next
-            waypoint; a pursuer within `crowd_radius` of its goal has arrived (others stand there),
-            farther it plans again once, then gives up and searches where it is [s, > 0].
+        stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose feet have not moved 0.3 m for
+            this long is stuck (a crowd, a shove): a patrol goes on to its next waypoint; a pursuer
+            within `crowd_radius` of its goal has arrived (others stand there), farther it plans again
+            once, then gives up and searches where it is [s, > 0].
         crowd_radius: how close to its goal a stuck pursuer counts as arrived [m, >= 0].
         memory_expiry_s: a last known position older than this is forgotten [s, > 0].
         hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].

@@ -125,6 +125,8 @@ def enter(b: BehaviourBatch, i: int, code: int, *, first: bool = False) -> None:
     """Row i leaves its state for `code` (already checked against the table) and records the event."""
     old = STATE_NAMES[int(b.state[i])]
     b.state[i] = code
+    b.stuck_anchor[i] = b.locomotion.views[i].position[:2]  # stuck counts from here
+    b.stuck_since[i] = b.env.time
     details = ENTER[code](b, i)
     b.transitions += 1
     data: dict[str, Any] = {} if first else {"from": old}

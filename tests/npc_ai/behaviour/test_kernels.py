@@ -126,8 +126,9 @@ def _stalled_chaser(sim: Simulation, i: int, goal_offset: float) -> None:
     b.has_memory[i], b.memory_position[i], b.memory_time[i] = True, goal, sim.time
     b.plan(i, goal.copy(), float(b.cfg.run_speed[i]))
     assert b.locomotion.agents.has_path[i]
-    assert _run_rules(sim, [i]) == (0, 0)  # progress is counted from the first tick on the path
-    b.progress_since[i] = sim.time - b.cfg.stuck_timeout_s[i] - 0.01  # ... and then nothing for too long
+    assert _run_rules(sim, [i]) == (0, 0)
+    b.stuck_anchor[i] = b.positions()[i, :2]  # standing here ...
+    b.stuck_since[i] = sim.time - b.cfg.stuck_timeout_s[i] - 0.01  # ... for too long
 
 
 def test_a_stalled_chaser_near_its_goal_has_arrived_as_near_as_the_crowd_lets_it(sim: Simulation) -> None:
@@ -144,16 +145,26 @@ def test_a_stalled_chaser_far_from_its_goal_plans_again_once_then_gives_up(sim: 
     assert b.rule_work.status[1] == kernels.PLAN and b.replans[1] == 1
     b.plan(1, b.rule_work.plan_goal[1].copy(), float(b.rule_work.plan_speed[1]))
     assert _run_rules(sim, [1]) == (0, 0) and b.rule_work.next_state[1] == NONE  # a fresh start
-    b.progress_since[1] = sim.time - b.cfg.stuck_timeout_s[1] - 0.01
+    assert b.stuck_since[1] == sim.time  # the re-plan restarted the clock
+    b.stuck_since[1] = sim.time - b.cfg.stuck_timeout_s[1] - 0.01
     assert _run_rules(sim, [1]) == (0, 0)
     assert b.rule_work.note[1] == kernels.BLOCKED and b.rule_work.next_state[1] == SEARCH
 
 
-def test_progress_keeps_a_chaser_going(sim: Simulation) -> None:
-    """Less distance left than the best so far by STUCK_PROGRESS resets the clock: no note."""
+def test_moving_feet_keep_a_chaser_going(sim: Simulation) -> None:
+    """Feet more than STUCK_PROGRESS from the anchor move it there and restart the clock: no note."""
     b = sim.behaviour
     _stalled_chaser(sim, 2, 2.0 * b.cfg.crowd_radius[2])
-    b.progress_best[2] += 2 * kernels.STUCK_PROGRESS  # as if it had been farther before
+    b.stuck_anchor[2, 0] -= 2 * kernels.STUCK_PROGRESS  # as if the feet had been there before
     assert _run_rules(sim, [2]) == (0, 0)
     assert b.rule_work.note[2] == 0 and b.rule_work.next_state[2] == NONE
-    assert b.progress_since[2] == sim.time
+    assert b.stuck_since[2] == sim.time
+    np.testing.assert_array_equal(b.stuck_anchor[2], b.positions()[2, :2])
+
+
+def test_entering_a_state_restarts_the_stuck_clock(sim: Simulation) -> None:
+    """A guard that stood still in Search does not count that time once it chases."""
+    b = sim.behaviour
+    b.stuck_since[0] = -100.0
+    states.enter(b, 0, CHASE)
+    assert b.stuck_since[0] == sim.time
