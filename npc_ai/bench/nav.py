@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -85,6 +86,7 @@ class MapResult:
         peer_scenarios: scenarios the peer solved (0: not run).
         peer_ratio_mean, peer_ratio_max: its path length / ours (NaN when it did not run).
         peer_failed: scenarios where the peer returned no path.
+        peer_error: why the peer did not run on this map (its exception), or "".
         cpp_us: the Polyanya C++ median quoted in the issue [us] (NaN when the map is not in it).
     """
 
@@ -103,6 +105,7 @@ class MapResult:
     peer_ratio_mean: float = math.nan
     peer_ratio_max: float = math.nan
     peer_failed: int = 0
+    peer_error: str = ""
     cpp_us: float = math.nan
 
     @property
@@ -152,7 +155,12 @@ def _time_peer(
     mesh: NavMesh, pairs: list[tuple[tuple[float, float], tuple[float, float]]], ours: list[float]
 ) -> tuple[list[float], list[float], int]:
     """pynavmesh's time per pair [us], its length / ours per solved pair, and how many it failed."""
-    nm = _peer_mesh(mesh)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20 * mesh.polygon_count + 1000))  # it groups polygons recursively
+    try:
+        nm = _peer_mesh(mesh)
+    finally:
+        sys.setrecursionlimit(limit)
     times, ratios, failed = [], [], 0
     for ((sx, sy), (gx, gy)), length in zip(pairs, ours, strict=True):
         t = time.perf_counter()
@@ -221,8 +229,14 @@ def run_nav_benchmark(
                 progress(f"{name}: {PEER}", k, len(maps))
             pick = np.unique(np.linspace(0, len(rows) - 1, min(peer_sample, len(rows))).astype(int))
             pairs = [((rows[i].start_x, rows[i].start_y), (rows[i].goal_x, rows[i].goal_y)) for i in pick]
-            times, ratios, failed = _time_peer(mesh, pairs, [rows[i].length for i in pick])
-            result = _with_peer(result, times, ratios, failed)
+            try:
+                times, ratios, failed = _time_peer(mesh, pairs, [rows[i].length for i in pick])
+            except Exception as exc:  # a peer's own failure is a result of the run, not the end of it
+                d = asdict(result)
+                d["peer_error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:80]}"
+                result = MapResult(**d)
+            else:
+                result = _with_peer(result, times, ratios, failed)
         out.append(result)
     if progress is not None:
         progress("done", len(maps), len(maps))
@@ -258,6 +272,7 @@ def format_table(results: Sequence[MapResult], *, peer_note: str | None = None) 
     ]
     for r in results:
         peer = f"{_us(r.peer_median_us)} ({_us(r.peer_p95_us)})" if r.peer_scenarios else "-"
+        peer = f"failed ({r.peer_error})" if r.peer_error else peer
         ratio = f"{r.peer_ratio_mean:.3f}, {r.peer_ratio_max:.3f}" if r.peer_scenarios else "-"
         ok10 = {None: "-", True: "yes", False: "NO"}[r.within_10x_cpp]
         okp = {None: "-", True: "yes", False: "NO"}[r.faster_than_peer]

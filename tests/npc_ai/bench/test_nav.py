@@ -73,3 +73,9 @@ def test_a_row_without_references_says_so() -> None:
     row = MapResult("battleground", 10, 5, 3.0, 4.0, 0, 0, 0.1)
     assert row.within_10x_cpp is None and row.faster_than_peer is None
     assert "| battleground | 10 | 3.0 (4.0) | - | 0 | 0 | - | - | - | - | - |" in format_table([row])
+
+
+def test_a_peer_that_failed_on_a_map_says_why() -> None:
+    row = MapResult("Aurora", 10, 5, 3.0, 4.0, 0, 0, 0.1, peer_error="RecursionError: too deep")
+    assert "| failed (RecursionError: too deep) |" in format_table([row])[2]
+    assert report_json([row])["maps"][0]["peer_error"] == "RecursionError: too deep"
