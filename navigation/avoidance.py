@@ -96,6 +96,10 @@ class AvoidanceSettings:
             0 is RVO2's choice (whichever side the round-off says).
         smoothing: Share of the current velocity in the target velocity [0 <= x < 1]; 0 aims straight
             at the preferred velocity (RVO2), more is smoother and slower to react.
+        pass_right_deg: Largest turn of the target to the right when a neighbour blocks the way ahead
+            [deg, 0..180]; 0 turns off the keep-right rule. Above 90 a fully blocked agent backs off as
+            it turns, which frees groups jammed head-on in a corridor but makes crowds turn more (on the
+            circle of 250: jitter 4.4 deg/s at 30, 17 at 110, 25 at 135).
     """
 
     neighbour_distance: float = 5.0
@@ -118,7 +122,7 @@ class AvoidanceSettings:
         _number("height_range", self.height_range, 0.0, 1e9, "m", low_open=True)
         _number("side_preference", self.side_preference, 0.0, 0.999, "sine of an angle")
         _number("smoothing", self.smoothing, 0.0, 0.999, "share")
-        _number("pass_right_deg", self.pass_right_deg, 0.0, 90.0, "deg")
+        _number("pass_right_deg", self.pass_right_deg, 0.0, 180.0, "deg")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

@@ -110,7 +110,9 @@ def corridor(
 ) -> CrowdScenario:
     """Two groups of `per_side` agents, `rows` abreast, 1 m between ranks, start 6 m either side of the
     middle of a straight corridor `width` [m] wide and `length` [m] long (two wall segments) and swap
-    sides: the two groups must pass each other. Goals mirror the starts across the middle.
+    sides in the same formation, each keeping its row: the two groups must pass each other. The front rank
+    goes to the far rank of the formation on the other side (no one passes through agents already on
+    their goals).
 
     Raises:
         CrowdError: counts < 1, non-positive sizes, or rows that do not fit across the corridor.
@@ -132,10 +134,12 @@ def corridor(
         [[-half, -width / 2], [-half, width / 2]], [[half, -width / 2], [half, width / 2]], cell_size=1.0
     )
     starts = np.concatenate([left, right])
+    # the front rank goes farthest, so no one has to pass through ranks already standing on their goals
+    goals = np.stack([-np.sign(starts[:, 0]) * (xs[0] + xs[-1] - np.abs(starts[:, 0])), starts[:, 1]], axis=1)
     return CrowdScenario(
         name="corridor",
         positions=starts,
-        goals=starts * [-1.0, 1.0],
+        goals=goals,
         radii=np.full(len(starts), float(agent_radius)),
         max_speeds=np.full(len(starts), float(max_speed)),
         arrival_radius=float(agent_radius),

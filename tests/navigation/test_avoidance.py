@@ -42,7 +42,7 @@ def separated(pos: np.ndarray, radii: np.ndarray) -> float:
         ("height_range", 0.0, "height_range"),
         ("side_preference", 1.0, "side_preference"),
         ("smoothing", -0.1, "smoothing"),
-        ("pass_right_deg", 91.0, "pass_right_deg"),
+        ("pass_right_deg", 181.0, "pass_right_deg"),
         ("pass_right_deg", True, "pass_right_deg"),
     ],
 )
