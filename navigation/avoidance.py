@@ -37,9 +37,10 @@ Anti-jitter and anti-deadlock, without touching the guarantees (every change is 
 choice between two valid half-planes, never to the constraints):
 - Keep right: when a neighbour blocks the way ahead (it is in the agent's lane, and will still be when the
   agent reaches it within `time_horizon`, going at its preferred velocity), the target turns right by up
-  to `pass_right_deg`, the more the sooner; scaled by twice the agent's share, so a high priority keeps
-  its course. Head-on pairs pass each other keeping right, and a crowd meeting in the middle turns into a
-  roundabout instead of a jam.
+  to `pass_right_deg` (`narrow_pass_right_deg` with a wall near: beyond 90 deg a fully blocked agent
+  backs off as it turns), the more the sooner; scaled by twice the agent's share, so a high priority keeps
+  its course. Head-on pairs pass each other keeping right, a crowd meeting in the middle turns into a
+  roundabout instead of a jam, and groups meeting head-on in a corridor or a doorway form lanes.
 - Side preference: when the relative velocity lies almost on the axis between two agents, ORCA's choice
   of the velocity obstacle's left or right leg (both supporting lines of the obstacle, so either is
   collision-free) flips with round-off from tick to tick; within `side_preference` (the sine of the angle
@@ -100,6 +101,9 @@ class AvoidanceSettings:
             [deg, 0..180]; 0 turns off the keep-right rule. Above 90 a fully blocked agent backs off as
             it turns, which frees groups jammed head-on in a corridor but makes crowds turn more (on the
             circle of 250: jitter 4.4 deg/s at 30, 17 at 110, 25 at 135).
+        narrow_pass_right_deg: The same limit for an agent with a wall within its wall horizon (a
+            corridor, a doorway) [deg, 0..180]: backing off there is what lets two groups meeting head-on
+            sort themselves into lanes (two groups of 20 in a 3 m corridor: all through, vs 15 % at 30).
     """
 
     neighbour_distance: float = 5.0
@@ -110,6 +114,7 @@ class AvoidanceSettings:
     side_preference: float = 0.1
     smoothing: float = 0.0
     pass_right_deg: float = 30.0
+    narrow_pass_right_deg: float = 135.0
 
     def __post_init__(self) -> None:
         _number("neighbour_distance", self.neighbour_distance, 0.0, 100.0, "m", low_open=True)
@@ -123,6 +128,7 @@ class AvoidanceSettings:
         _number("side_preference", self.side_preference, 0.0, 0.999, "sine of an angle")
         _number("smoothing", self.smoothing, 0.0, 0.999, "share")
         _number("pass_right_deg", self.pass_right_deg, 0.0, 180.0, "deg")
+        _number("narrow_pass_right_deg", self.narrow_pass_right_deg, 0.0, 180.0, "deg")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -358,7 +364,8 @@ def avoid(
     reach = 2.0 * (float(rad.max()) + float(vmax.max()) * dt) if n else 0.0
     params = np.array(
         [s.neighbour_distance, s.time_horizon, s.time_horizon_walls, s.height_range, s.side_preference,
-         s.smoothing, float(dt), max(s.neighbour_distance, reach), math.radians(s.pass_right_deg)]
+         s.smoothing, float(dt), max(s.neighbour_distance, reach), math.radians(s.pass_right_deg),
+         math.radians(s.narrow_pass_right_deg)]
     )  # fmt: skip
     wall_params = np.array(
         [walls.origin[0], walls.origin[1], walls.cell_size, 1.0 if walls.keep_radius else 0.0, walls.margin,

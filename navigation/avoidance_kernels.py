@@ -423,7 +423,7 @@ def avoid_rows(
     one-sided (1.0 or 0.0), walls have heights (1.0 or 0.0)."""
     n = pos.shape[0]
     nd, tau, tau_o, height_range = params[0], params[1], params[2], params[3]
-    side, smoothing, dt, turn_right = params[4], params[5], params[6], params[8]
+    side, smoothing, dt, turn_right, turn_narrow = params[4], params[5], params[6], params[8], params[9]
     tau = max(tau, dt)
     tau_o = max(tau_o, dt)
     radius_factor, margin = wall_params[3], wall_params[4]
@@ -484,8 +484,9 @@ def avoid_rows(
                     if count < lines.shape[0] - max_neighbours:
                         count = _contact_line(i, j, dx, dy, dsq, radii, vel, vmax, prio, dt, lines, count)
         hard = count
-        if turn_right > 0.0 and found:
-            tx, ty = _keep_right(i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn_right)
+        turn = turn_narrow if out_walls[i] > 0 else turn_right  # near a wall: a narrow passage
+        if turn > 0.0 and found:
+            tx, ty = _keep_right(i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn)
         inv_tau = 1.0 / tau
         for f in range(found):
             j = nb_j[f]

@@ -44,6 +44,7 @@ def separated(pos: np.ndarray, radii: np.ndarray) -> float:
         ("smoothing", -0.1, "smoothing"),
         ("pass_right_deg", 181.0, "pass_right_deg"),
         ("pass_right_deg", True, "pass_right_deg"),
+        ("narrow_pass_right_deg", -1.0, "narrow_pass_right_deg"),
     ],
 )
 def test_settings_refuse_out_of_range_values(field, value, message) -> None:

@@ -40,13 +40,15 @@ def test_a_small_circle_completes_without_overlaps() -> None:
 
 
 def test_the_corridor_keeps_its_guarantees() -> None:
-    """Two groups of 20 meeting in a 3 m corridor: never an overlap, never a wall crossed (whether they all
-    get through is a figure the benchmark reports, not a guarantee)."""
+    """Two groups of 20 meeting in a 3 m corridor: never an overlap, never a wall crossed, and (a measured
+    outcome of the defaults, not a guarantee) all get through."""
     sc = cs.corridor()
     assert sc.agents == 40 and sc.walls is not None and sc.walls.count == 2
-    run = cs.run(sc, max_time_s=20.0)
+    run = cs.run(sc, max_time_s=60.0)
     assert run.metrics.overlap_ticks == 0 and run.metrics.min_separation_m > -1e-9
     assert np.abs(run.trajectories[..., 1]).max() <= 1.5 - 0.25 + 1e-9
+    # near the walls a blocked agent backs off as it keeps right: the groups form lanes and all get through
+    assert run.metrics.completed_share == 1.0 and run.metrics.deadlocked_agents == 0
     with pytest.raises(CrowdError, match="without walls"):
         cs.run_rvo2(sc)
     with pytest.raises(CrowdError, match="do not fit"):
