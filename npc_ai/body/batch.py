@@ -29,6 +29,7 @@ import numpy as np
 from navigation import arguments
 from navigation.agent import AgentSettings
 from navigation.agent_batch import AgentBatch
+from navigation.avoidance import AvoidanceSettings
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 from npc_ai.animation import AnimatorSettings
 from npc_ai.animation.batch import AnimatorBatch
@@ -37,6 +38,7 @@ from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_worl
 from npc_ai.animation.skeleton import forward_kinematics
 from npc_ai.body import kernels
 from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
+from npc_ai.body.crowd import Crowd
 from npc_ai.body.locomotor import ARRIVE_TOLERANCE
 from scenes import World, WorldError, groups
 
@@ -68,6 +70,7 @@ class LocomotionBatch:
         animator: AnimatorSettings | None = None,
         body_radius: float | None = None,
         group: int = groups.NPC,
+        avoidance: AvoidanceSettings | None = None,
     ) -> None:
         c = coupling if coupling is not None else CouplingSettings()
         if c.mode != "root_motion" or c.drift_limit is DriftLimit.PULL_CHARACTER:
@@ -127,6 +130,8 @@ class LocomotionBatch:
         self._dyaw = np.zeros(n)
         self._gaits = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
         self._pull = c.drift_limit is DriftLimit.PULL_AGENT
+        # local avoidance between the rows (and `crowd.others`), None: bodies only push each other
+        self.crowd = None if avoidance is None else Crowd(n, avoidance)
         self._feedforward = math.nan if c.feedforward_s is None else c.feedforward_s  # NaN: the reference
         self._body_list = self.bodies.tolist()
         self.views = [LocomotorView(self, i) for i in range(n)]
@@ -180,6 +185,7 @@ class LocomotionBatch:
         c, ag, an = self.coupling, self.agents, self.animators
         pos, following, poses = self._pos, self._following, self.world.poses
         far, targets = self._far, self._targets  # rows the drift limit pulls, and where to
+        before = None if self.crowd is None else ag.next_position.copy()  # where the agents start the tick
         m, count, pulls = kernels.begin(
             poses.positions, self._pose_rows, self.height / 2, self.free, pos, following, self._path_rows, dt,
             ag.next_position, ag.velocity, ag.corner, ag.poly, ag.poly_id, ag.path_corners, ag._tail,
@@ -196,6 +202,11 @@ class LocomotionBatch:
                 )
         if pulls:
             ag.set_next_position(far[:pulls].copy(), targets[:pulls].copy())
+        if self.crowd is not None and before is not None:  # the crowd adjusts the intents before the coupling
+            self.crowd.steer(
+                dt, pos, poses.velocities[self._pose_rows], before, ag, path, self.free, self.free_speed,
+                self.free_heading, self.yaw,
+            )  # fmt: skip
         filter_speed, filter_gait = an.filters(dt)
         command, full = np.empty((self.n, 2)), self._full_velocity
         if c.pivot_turns and m:  # about the foot planted in the pose before this tick's advance

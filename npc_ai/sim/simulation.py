@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from navigation.agent import AgentSettings
+from navigation.avoidance import AvoidanceSettings
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
@@ -33,6 +34,7 @@ from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard
 from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
+from npc_ai.body.crowd import Crowd
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.control import Controllers
@@ -43,6 +45,9 @@ from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
+CROWD_PRIORITY = np.array([1.0, 1.0, 4.0, 4.0, 4.0, 2.0, 2.0])
+"""Avoidance priority by state code (wander, patrol, aim, shoot, chase, search, investigate): a chaser
+pushes through, a wanderer or a patrol yields (`npc_ai.body.crowd`)."""
 
 
 class SimulationError(NpcAiError, ValueError):
@@ -65,6 +70,8 @@ class SimulationSettings:
         root_only_animation: animators compute root motion every tick and the skeleton pose only when
             it is read (`AnimatorSettings.lazy_pose`: the same motion, about 4x cheaper). False samples
             full poses every tick.
+        avoidance: local avoidance between the NPCs (and the player, and the walls), ORCA with the
+            priorities of `CROWD_PRIORITY` (`npc_ai.body.crowd`); None: the capsules only push each other.
     """
 
     npcs: int | None = None
@@ -74,6 +81,7 @@ class SimulationSettings:
     world: WorldSettings = field(default_factory=WorldSettings)
     use_cache: bool = True
     root_only_animation: bool = True
+    avoidance: AvoidanceSettings | None = field(default_factory=AvoidanceSettings)
 
     def __post_init__(self) -> None:
         if self.npcs is not None and not (isinstance(self.npcs, int) and 0 <= self.npcs <= 10_000):
@@ -82,6 +90,9 @@ class SimulationSettings:
             raise SimulationError(f"trail_every must be an integer >= 0, got {self.trail_every!r}")
         if not (isinstance(self.trail_capacity, int) and self.trail_capacity >= 2):
             raise SimulationError(f"trail_capacity must be an integer >= 2, got {self.trail_capacity!r}")
+        if self.avoidance is not None and not isinstance(self.avoidance, AvoidanceSettings):
+            got = type(self.avoidance).__name__
+            raise SimulationError(f"avoidance must be a navigation.AvoidanceSettings or None, got {got}")
 
 
 class Simulation:
@@ -191,6 +202,7 @@ class Simulation:
         bake = bake_settings(scene.navmesh)  # the agent size the navmesh is baked for
         radius = bake.agent_radius if bake.agent_radius > 0 else GRID_AGENT_RADIUS
         agent = AgentSettings(radius=radius, height=bake.agent_height)
+        self._player_radius = np.array([radius])  # the player is as wide as an NPC, for the crowd
         animator = AnimatorSettings(lazy_pose=s.root_only_animation)
         full_pose = not s.root_only_animation  # foot locking and pivoting read the pose's feet
         coupling = CouplingSettings(foot_lock=full_pose, pivot_turns=full_pose)
@@ -216,6 +228,7 @@ class Simulation:
             agent=agent,
             animator=animator,
             coupling=coupling,
+            avoidance=s.avoidance,
         )
         self.behaviour = BehaviourBatch(
             self.locomotion,
@@ -336,6 +349,8 @@ class Simulation:
         self._decide()
         t2 = clock()
         dt = self.world.dt
+        if self.locomotion.crowd is not None:
+            self._crowd_inputs(self.locomotion.crowd)
         self.locomotion.before_physics(dt)
         if self.player is not None:
             self.player.before_physics(dt)
@@ -359,6 +374,15 @@ class Simulation:
         tm.ticks += 1
         if self.gui_overlay is not None:  # GUI only, outside the timings
             self.gui_overlay.update()
+
+    def _crowd_inputs(self, crowd: Crowd) -> None:
+        """This tick's priorities (from the states) and the player as an obstacle for the crowd."""
+        crowd.priority[:] = CROWD_PRIORITY[self.behaviour.state]
+        player = self.player
+        if player is not None:
+            feet = player.position[None]
+            v = self.world.poses.velocities[self.world.poses.index(player.body)][None, :2]
+            crowd.others = (feet, v, self._player_radius)
 
     def run(self, seconds: float, *, realtime: bool = False) -> None:
         """Step for `seconds` of simulated time (paced to the wall clock when `realtime`)."""
