@@ -397,13 +397,25 @@ def bake_heightfield(
             ids.append(keys[key])
         ccx, ccy = sx + 0.5, sy + 0.5
         cz = hf.z[sy, sx, k[spans]]
-        # the cell centres strictly inside each polygon (one spatial-index query for the region)
+        # the cell centres strictly inside each polygon, row by row: the region's cells in each polygon's
+        # bounding box, tested in one vectorised call
         flat = np.concatenate([verts[poly] for poly in rpolys])
         ring_of = np.repeat(np.arange(len(rpolys)), [len(poly) for poly in rpolys])
         shapes = shapely.polygons(shapely.linearrings(flat, indices=ring_of))
-        where, which = shapely.STRtree(shapes).query(shapely.points(ccx, ccy), predicate="within")
-        order = np.lexsort((where, which))
-        where, which = where[order], which[order]
+        local = np.full(km.shape, -1, dtype=np.int64)
+        local[sy - y0, sx - x0] = np.arange(len(spans))
+        box_lo = np.ceil(shapely.bounds(shapes)[:, :2] - 0.5).astype(np.int64) - (x0, y0)
+        box_hi = np.floor(shapely.bounds(shapes)[:, 2:] - 0.5).astype(np.int64) - (x0, y0)
+        cand = [
+            local[ylo : yhi + 1, xlo : xhi + 1].ravel()
+            for xlo, ylo, xhi, yhi in np.column_stack([np.maximum(box_lo, 0), box_hi]).tolist()
+        ]
+        which = np.repeat(np.arange(len(rpolys)), [len(c) for c in cand])
+        where = np.concatenate(cand)
+        ok = where >= 0
+        where, which = where[ok], which[ok]
+        inside = shapely.contains_xy(shapes[which], ccx[where], ccy[where])
+        where, which = where[inside], which[inside]
         bounds = np.searchsorted(which, np.arange(len(rpolys) + 1))
         for j, poly in enumerate(rpolys):
             polys.append([ids[i] for i in poly])
