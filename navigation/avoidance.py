@@ -356,6 +356,25 @@ def avoid(
     if not (prio > 0).all():
         bad = int(np.argmax(~(prio > 0)))
         raise CrowdError(f"priorities must be > 0, got {prio[bad]!r} at row {bad}")
+    return solve(pos, vel, pref, rad, vmax, prio, dt, walls, settings)
+
+
+def solve(
+    positions: np.ndarray,
+    velocities: np.ndarray,
+    preferred: np.ndarray,
+    radii: np.ndarray,
+    max_speeds: np.ndarray,
+    priorities: np.ndarray,
+    dt: float,
+    walls: Walls,
+    settings: AvoidanceSettings,
+) -> AvoidanceResult:
+    """`avoid` without its checks, for a caller whose arrays are already what `avoid` accepts (float64,
+    C-contiguous, the shapes and ranges `avoid` documents): the simulation, every tick. Anything else: call
+    `avoid`, which raises a `CrowdError` where this would compute garbage."""
+    pos, vel, pref, rad, vmax, prio = positions, velocities, preferred, radii, max_speeds, priorities
+    n = pos.shape[0]
     use_z = pos.shape[1] == 3
     z = np.ascontiguousarray(pos[:, 2]) if use_z else np.zeros(n)
     xy = np.ascontiguousarray(pos[:, :2])

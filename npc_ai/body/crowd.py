@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from navigation.agent_batch import AgentBatch
-from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, avoid
+from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, solve
 
 STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
 _MOVING = 1e-6  # [m/s] slower than this is standing
@@ -55,7 +55,8 @@ class Crowd:
             raise TypeError(f"settings must be an AvoidanceSettings, got {type(settings).__name__}")
         self.n = n
         self.settings = settings
-        self.walls: Walls | None = None  # see the module docstring: the surface move keeps agents on the mesh
+        # no walls (see the module docstring): the surface move keeps the agents on the mesh
+        self.walls = Walls.from_segments(np.zeros((0, 2)), np.zeros((0, 2)))
         self.priority = np.ones(n)
         self.result: AvoidanceResult | None = None
         self.changed = np.zeros(n, dtype=bool)
@@ -117,10 +118,8 @@ class Crowd:
             wanted = np.concatenate([pref, np.zeros((k, 2))])
             top = np.concatenate([top, np.zeros(k)])
             priority = np.concatenate([priority, np.full(k, STILL_PRIORITY)])
-        self.result = avoid(
-            positions, vel, wanted, radii, top, dt=dt, priorities=priority, walls=self.walls,
-            settings=self.settings,
-        )  # fmt: skip
+        # the arrays are the batch's own, float64 and checked by it: `solve` skips `avoid`'s checks
+        self.result = solve(positions, vel, wanted, radii, top, priority, dt, self.walls, self.settings)
         v = self.result.velocities[:n]
         self._last[:] = np.where(moving[:, None], v, 0.0)
         changed = moving & (np.hypot(v[:, 0] - pref[:, 0], v[:, 1] - pref[:, 1]) > 1e-9)
