@@ -4,7 +4,8 @@ a flat mesh); the rare cases (a start off the mesh, an unreachable goal, a slope
 search past its node budget) are finished in Python here.
 
 The fallback past the node budget (A* over polygon centres, then string pulling) is approximate: its
-result says so (`PathResult.exact` False, reason BUDGET_EXCEEDED). Costs and points are metres.
+result says so (`PathResult.exact` False, reason BUDGET_EXCEEDED). `Polyanya` is the bare search from
+Python (given start and goal polygons), for tests and tools. Costs and points are metres.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -29,7 +31,15 @@ from navigation.funnel import (
 )
 from navigation.kernel_cache import forget_stale_kernels
 from navigation.mesh_kernels import polygons_at
-from navigation.polyanya import BUDGET_EXCEEDED, FOUND, search, search_mesh, work_rows
+from navigation.navmesh import NavMesh
+from navigation.polyanya import (
+    BUDGET_EXCEEDED,
+    FOUND,
+    SearchScratch,
+    search,
+    search_mesh,
+    work_rows,
+)
 from navigation.results import PathResult, QueryReason, QueryStatus
 
 if TYPE_CHECKING:
@@ -52,6 +62,82 @@ OFF_MESH = 3  # `find_path`: the start is on no polygon
 UNREACHABLE = 4  # `find_path`: no goal polygon is on an island of the start's
 _NO_POINTS = np.zeros((0, 3))
 _NO_POINTS.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one Polyanya search found.
+
+    Attributes:
+        points: turning points (x [m], y [m], vertex id or -1) from start to goal; empty when not found.
+        corridor: polygon ids the path crosses, start to goal; empty when not found.
+        cost: horizontal length of the path [m]; inf when not found.
+        expanded: search nodes expanded.
+        budget_exceeded: the search stopped after `max_nodes` expansions before reaching the goal (so
+            `found` is False although a path may exist).
+    """
+
+    points: tuple[tuple[float, float, int], ...]
+    corridor: tuple[int, ...]
+    cost: float
+    expanded: int
+    budget_exceeded: bool = False
+
+    @property
+    def found(self) -> bool:
+        return len(self.points) > 0
+
+
+class Polyanya:
+    """Reusable exact any-angle search over one NavMesh (2-D, the mesh's horizontal projection)."""
+
+    def __init__(self, mesh: NavMesh) -> None:
+        self.arrays = search_mesh(mesh)
+        self.scratch = SearchScratch(self.arrays)
+        self.eps = self.arrays.eps
+
+    def search(
+        self,
+        start: tuple[float, float],
+        start_polys: list[int],
+        goal: tuple[float, float],
+        goal_polys: set[int] | list[int],
+        max_nodes: int = 200_000,
+    ) -> SearchResult:
+        """Shortest path from start to goal.
+
+        Args:
+            start, goal: (x, y) [m].
+            start_polys: every polygon containing the start (several when it lies on an edge or vertex).
+            goal_polys: every polygon containing the goal.
+            max_nodes: node budget; the search gives up (`budget_exceeded`) after expanding more.
+        Returns:
+            the path (`found`), or why there is none: no path exists, or the budget ran out.
+        """
+        code, cost, expanded, xy, vid, corridor = self.run(
+            start, np.asarray(start_polys, dtype=np.int64), goal, np.asarray(sorted(goal_polys), np.int64),
+            max_nodes,
+        )  # fmt: skip
+        if code != FOUND:
+            return SearchResult((), (), math.inf, expanded, code == BUDGET_EXCEEDED)
+        pts = tuple((x, y, v) for (x, y), v in zip(xy.tolist(), vid.tolist(), strict=True))
+        return SearchResult(pts, tuple(corridor.tolist()), cost, expanded)
+
+    def run(
+        self, start: tuple[float, float], start_polys: np.ndarray, goal: tuple[float, float],
+        goal_polys: np.ndarray, max_nodes: int,
+    ) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """`search` as arrays: (FOUND / NO_PATH / BUDGET_EXCEEDED, cost [m], nodes expanded, (k, 2)
+        turning points [m], (k,) their vertex ids (-1: none), (m,) corridor polygon ids)."""
+        m, s = self.arrays, self.scratch
+        out: tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray] = search(
+            m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps, m.otol,
+            s.root_g, s.root_stamp, s.marks, s.stamp, s.work_f, s.work_i,
+            float(start[0]), float(start[1]), start_polys, len(start_polys),
+            float(goal[0]), float(goal[1]), goal_polys, len(goal_polys), int(max_nodes), m.max_corners,
+        )  # fmt: skip
+        s.fit()
+        return out
 
 
 class PathFinder:

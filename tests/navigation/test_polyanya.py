@@ -15,7 +15,8 @@ from nav_helpers import VisibilityGraph
 from navigation.funnel import polyline_length
 from navigation.grid_bake import bake_grid, grid_free_geometry
 from navigation.movingai import GridMap, parse_map
-from navigation.polyanya import Polyanya, SearchResult, search_mesh, work_rows
+from navigation.paths import Polyanya, SearchResult
+from navigation.polyanya import search_mesh, work_rows
 from navigation.query import NavMeshQuery
 
 # two rooms joined by a door in column 4; an island room on the right (columns 8-9)
