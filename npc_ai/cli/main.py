@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from npc_ai import __version__
+from npc_ai.cli import crowd_bench as crowd_bench_cli
 from npc_ai.cli import nav_bench as nav_bench_cli
 from npc_ai.cli import sim as sim_cli
 from npc_ai.cli import types as cli_types
@@ -316,6 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim_cli.add_bench_soak_arguments(bk)
     bk.set_defaults(func=sim_cli.cmd_bench_soak)
+    bc = bench_sub.add_parser(
+        "crowd", help="local avoidance: circle (next to pyrvo), doorway, corridor and chase, on and off"
+    )
+    crowd_bench_cli.add_bench_crowd_arguments(bc)
+    bc.set_defaults(func=crowd_bench_cli.cmd_bench_crowd)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)

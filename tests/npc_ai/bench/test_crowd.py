@@ -1,0 +1,136 @@
+"""`bench crowd`: the documented JSON shape and types from a small real run, typed errors for bad
+arguments, the table and the done-when lines, and a wall penetration the chase counts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navigation.avoidance import AvoidanceSettings
+from npc_ai.bench import crowd
+from npc_ai.bench.crowd import (
+    METRIC_KEYS,
+    SCENARIOS,
+    CrowdBenchSettings,
+    check_scenarios,
+    run_crowd_benchmark,
+)
+from npc_ai.cli.crowd_bench import add_bench_crowd_arguments, cmd_bench_crowd, done_when, format_table
+from npc_ai.cli.main import EXIT_USAGE, main
+from npc_ai.cli.types import UsageError
+from npc_ai.errors import BenchmarkSettingsError
+
+SMALL = CrowdBenchSettings(circle_agents=8, circle_radius=10.0, peer=False)
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    add_bench_crowd_arguments(p)
+    return p.parse_args(list(argv))
+
+
+def _entry(**extra: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "agents": 4, "completed_share": 1.0, "time_to_complete_s": 10.0, "min_separation_m": 0.02,
+        "overlap_ticks": 0, "deadlocked_agents": 0, "jitter_deg_per_s": 5.0, "ms_per_step": 0.1,
+    }  # fmt: skip
+    return base | extra
+
+
+def _check_types(entry: dict[str, object]) -> None:
+    assert set(entry) >= set(METRIC_KEYS)
+    assert isinstance(entry["agents"], int) and isinstance(entry["overlap_ticks"], int)
+    assert isinstance(entry["deadlocked_agents"], int)
+    assert isinstance(entry["completed_share"], float) and 0.0 <= entry["completed_share"] <= 1.0
+    assert entry["time_to_complete_s"] is None or isinstance(entry["time_to_complete_s"], float)
+    assert isinstance(entry["min_separation_m"], float)
+    assert isinstance(entry["jitter_deg_per_s"], float) and isinstance(entry["ms_per_step"], float)
+
+
+def test_a_small_circle_gives_the_documented_json() -> None:
+    report = run_crowd_benchmark(["circle"], SMALL)
+    assert list(report) == ["scenarios"] and list(report["scenarios"]) == ["circle"]
+    entry = report["scenarios"]["circle"]
+    _check_types(entry)
+    assert entry["agents"] == 8 and entry["overlap_ticks"] == 0
+    assert entry["reference"] is None and "skipped" in entry["reference_note"]
+    json.dumps(report)  # plain JSON types only
+
+
+def test_the_cli_writes_the_json_and_keeps_progress_on_stderr(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(crowd.CrowdBenchSettings, "quick", classmethod(lambda cls, seed, peer: SMALL))
+    out = tmp_path / "crowd.json"
+    assert cmd_bench_crowd(_args("--scenarios", "circle", "--quick", "--no-peer", "--json", str(out))) == 0
+    data = json.loads(out.read_text())
+    assert set(data) == {"scenarios", "quick", "seed"} and data["quick"] is True
+    _check_types(data["scenarios"]["circle"])
+    text = capsys.readouterr()
+    assert "circle" in text.out and "done when" in text.out and f"wrote {out}" in text.out
+    assert "crowd benchmark: circle" in text.err and "done when" not in text.err
+
+
+def test_bad_arguments_are_typed_errors(tmp_path: Path, capsys) -> None:
+    with pytest.raises(BenchmarkSettingsError, match="unknown scenario 'bogus'"):
+        check_scenarios(["circle", "bogus"])
+    with pytest.raises(BenchmarkSettingsError, match="no scenarios"):
+        check_scenarios([])
+    with pytest.raises(BenchmarkSettingsError, match="twice"):
+        check_scenarios(["chase", "chase"])
+    assert check_scenarios(["chase", "circle"]) == ("circle", "chase")  # the benchmark's order
+    for bad in ({"doorway_agents": 3}, {"chase_guards": 11}, {"circle_radius": float("nan")}, {"seed": -1}):
+        with pytest.raises(BenchmarkSettingsError):
+            CrowdBenchSettings(**bad)  # type: ignore[arg-type]
+    with pytest.raises(BenchmarkSettingsError, match="CrowdBenchSettings"):
+        run_crowd_benchmark(["circle"], settings="quick")  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        cmd_bench_crowd(_args("--json", str(tmp_path / "out.txt")))
+    assert main(["bench", "crowd", "--scenarios", "bogus"]) == EXIT_USAGE
+    assert "unknown scenario 'bogus'" in capsys.readouterr().err
+    assert set(SCENARIOS) == {"circle", "doorway", "corridor", "chase"}
+
+
+def test_table_and_done_when_lines() -> None:
+    sim = _entry(tick_ms=1.0, ideal_time_s=8.0, where="sim", arrival_radius_m=0.5)
+    report = {
+        "scenarios": {
+            "circle": _entry(reference=_entry(jitter_deg_per_s=9.0), reference_note="pyrvo", where="2-D"),
+            "doorway": sim | {"without_avoidance": sim},
+            "corridor": sim | {"time_to_complete_s": 13.0, "without_avoidance": sim},
+            "chase": sim | {"wall_overlap_ticks": 2, "without_avoidance": sim | {"wall_overlap_ticks": 0}},
+        }
+    }
+    table = format_table(report)
+    assert table[0].split()[0] == "scenario" and any(line.startswith("circle: pyrvo") for line in table)
+    assert any(line.startswith("doorway: avoidance off") for line in table)
+    lines = "\n".join(done_when(report))
+    assert "[met] circle 4" in lines and "[met] circle jitter below pyrvo's (5.0 vs 9.0" in lines
+    assert "[met] doorway" in lines and "[UNMET] corridor" in lines  # 13 s > 1.5 x 8 s
+    assert "[UNMET] chase" in lines and "2 in walls" in lines
+
+
+@pytest.mark.slow
+def test_a_body_in_a_wall_is_counted() -> None:
+    plan = crowd._plan("chase", CrowdBenchSettings(chase_guards=1))
+    sim = crowd._simulation(plan, plan.starts, plan.goals, 0, AvoidanceSettings(), None)
+    try:
+        assert crowd._in_wall(sim) < crowd.WALL_DEPTH
+        body = int(sim.locomotion.bodies[0])
+        sim.world.teleport(body, (20.25, 0.0, sim.locomotion.height / 2))  # inside the east wall
+        assert crowd._in_wall(sim) > 0.2
+    finally:
+        sim.close()
+
+
+@pytest.mark.slow
+def test_a_small_chase_reports_both_runs() -> None:
+    entry = crowd.run_sim_scenario("chase", CrowdBenchSettings(chase_guards=2))
+    _check_types(entry)
+    off = entry["without_avoidance"]
+    _check_types(off)
+    assert entry["agents"] == off["agents"] == 2 and entry["ms_per_step"] > 0 and off["ms_per_step"] == 0
+    assert isinstance(entry["wall_overlap_ticks"], int) and entry["ideal_time_s"] > 0
+    assert np.isfinite(entry["tick_ms"]) and entry["where"].startswith("simulation")
