@@ -58,16 +58,19 @@ def cmd_bench_crowd(args: argparse.Namespace) -> int:
 
 
 def _f(value: Any, fmt: str) -> str:
-    return "-" if value is None else format(value, fmt)
+    """`value` formatted, or a dash as wide as the format's width for None."""
+    width = fmt.split(".")[0].rstrip("df") or "0"
+    return format(value, fmt) if value is not None else "-".rjust(int(width))
 
 
 def _row(label: str, e: dict[str, Any]) -> str:
-    walls = e.get("wall_overlap_ticks")
+    walls, body = e.get("wall_overlap_ticks"), e.get("overlap_ticks_body_radius")
     return (
         f"{label:<26} {e['agents']:>6} {100 * e['completed_share']:>6.0f}"
         f" {_f(e['time_to_complete_s'], '8.1f')}"
         f" {_f(e.get('ideal_time_s'), '7.1f')} {_f(e['min_separation_m'], '8.3f')} {e['overlap_ticks']:>8}"
-        f" {e['deadlocked_agents']:>6} {e['jitter_deg_per_s']:>8.1f} {e['ms_per_step']:>8.2f}"
+        f" {'-' if body is None else body:>8} {e['deadlocked_agents']:>6}"
+        f" {e['jitter_deg_per_s']:>8.1f} {e['ms_per_step']:>8.2f}"
         f" {_f(e.get('tick_ms'), '7.2f')} {'-' if walls is None else walls:>6}"
     )
 
@@ -76,7 +79,8 @@ def format_table(report: dict[str, Any]) -> list[str]:
     """One row per run: each scenario, then its pyrvo reference or its run without avoidance."""
     head = (
         f"{'scenario':<26} {'agents':>6} {'done%':>6} {'time_s':>8} {'ideal_s':>7} {'min_sep':>8}"
-        f" {'overlap':>8} {'stuck':>6} {'jit°/s':>8} {'avoid_ms':>8} {'tick_ms':>7} {'walls':>6}"
+        f" {'overlap':>8} {'body_ovl':>8} {'stuck':>6} {'jit°/s':>8} {'avoid_ms':>8} {'tick_ms':>7}"
+        f" {'walls':>6}"
     )
     lines = [head]
     notes = []
@@ -90,7 +94,8 @@ def format_table(report: dict[str, Any]) -> list[str]:
             lines.append(_row(f"{name}: avoidance off", e["without_avoidance"]))
             notes.append(f"{name}: {e['where']}; arrival within {e['arrival_radius_m']:g} m")
     lines.append(
-        "overlap = ticks with two agents closer than their radii's sum - 1 cm; stuck = deadlocked agents; "
+        "overlap = ticks with two agents closer than their radii's sum - 1 cm (body_ovl: the capsules' "
+        "radii, 5 cm smaller in the simulation); stuck = deadlocked agents; "
         "avoid_ms = median ms per tick in the avoidance (Crowd.steer; avoid() for circle); "
         "tick_ms = median whole tick; walls = ticks with a body > 1 cm inside a wall"
     )
