@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from navigation.avoidance import AvoidanceSettings
 from npc_ai.bench.soak import rss_mb
 from npc_ai.errors import BenchmarkError, BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
@@ -82,6 +83,7 @@ class SimBenchResult:
         rss_mb: resident memory of the process after the timed ticks, simulation still open [MB].
         pybullet_calls: PyBullet calls made during the timed ticks, by kind (`World.pybullet_calls`).
         pybullet_time: seconds inside each pybullet function during the timed ticks (the timing run).
+        crowd_s: wall time of the crowd avoidance during the timed ticks [s] (inside the locomotion phase).
     """
 
     npcs: int
@@ -98,6 +100,12 @@ class SimBenchResult:
     rss_mb: float = 0.0
     pybullet_calls: dict[str, int] = field(default_factory=dict)
     pybullet_time: dict[str, float] = field(default_factory=dict)
+    crowd_s: float = 0.0
+
+    @property
+    def crowd_ms_per_tick(self) -> float:
+        """Wall time of the crowd avoidance per tick [ms] (part of the locomotion phase; 0 without it)."""
+        return 1e3 * self.crowd_s / self.ticks
 
     @property
     def pybullet_ms_per_tick(self) -> dict[str, float]:
@@ -148,6 +156,7 @@ class SimBenchResult:
                 k: round(v, 4) for k, v in self.calls_per_tick_by_phase().items()
             },
             "pybullet_ms_per_tick": {k: round(v, 4) for k, v in self.pybullet_ms_per_tick.items()},
+            "crowd_ms_per_tick": round(self.crowd_ms_per_tick, 4),
             "build_s": round(self.build_s, 4),
             "rss_mb": round(self.rss_mb, 1),
             "events": self.events,
@@ -162,12 +171,14 @@ def run_bench_sim(
     warmup_s: float = WARMUP_S,
     seed: int = 0,
     root_only_animation: bool = True,
+    avoidance: bool = True,
     progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[SimBenchResult]:
     """Simulate `seconds` (after `warmup_s`) with each NPC count and time it.
 
     `progress(stage, done, total)`, when given, is told the ticks simulated for each count (stage
-    "N NPCs"); it is called between timed chunks of ticks, so it costs the timings nothing.
+    "N NPCs"); it is called between timed chunks of ticks, so it costs the timings nothing. `avoidance`
+    False runs without crowd avoidance (`SimulationSettings.avoidance` None).
     """
     if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
         raise BenchmarkSettingsError(f"NPC counts must be positive integers, got {list(sizes)!r}")
@@ -181,6 +192,7 @@ def run_bench_sim(
             player=PlayerSettings(mode="wander"),
             trail_every=0,
             root_only_animation=root_only_animation,
+            avoidance=AvoidanceSettings() if avoidance else None,
         )
         stage = f"{n} NPCs"
         report(stage, 0, None)  # building the world and the NPCs
@@ -193,6 +205,8 @@ def run_bench_sim(
             sim.run(warmup_s)
             report(stage, warm, warm + ticks)
             before = sim.timings.__dict__.copy()
+            crowd = sim.locomotion.crowd
+            crowd0 = 0.0 if crowd is None else crowd.seconds
             calls0 = Counter(sim.world.pybullet_calls)
             events0 = sim.events.recorded
             wall = 0.0
@@ -206,6 +220,7 @@ def run_bench_sim(
             phases = {k: getattr(tm, k) - before[k] for k in PHASES}
             calls = sim.world.pybullet_calls - calls0  # drops kinds not called while timed
             events, dt, memory = sim.events.recorded - events0, sim.dt, rss_mb()
+            crowd_s = 0.0 if crowd is None else crowd.seconds - crowd0
         spent = _pybullet_time(scene, seed, settings, warm, ticks, calls)
         pyb = sum(spent.values())
         out.append(
@@ -224,6 +239,7 @@ def run_bench_sim(
                 rss_mb=memory,
                 pybullet_calls=dict(calls),
                 pybullet_time=dict(spent),
+                crowd_s=crowd_s,
             )
         )
     return out
@@ -336,6 +352,9 @@ def format_profile(results: Sequence[SimBenchResult]) -> list[str]:
         for phase in PHASES:
             calls = f"{_calls(by_phase[phase]):>12}  {_kind_list(r, phase)}" if phase in by_phase else ""
             lines.append(f"  {phase:<12}{ms[phase]:>9.3f}{100 * ms[phase] / tick:>8.1f}{calls}".rstrip())
+        if r.crowd_s:
+            crowd = r.crowd_ms_per_tick
+            lines.append(f"  {'  crowd':<12}{crowd:>9.3f}{100 * crowd / tick:>8.1f}  (inside locomotion)")
         rest = tick - sum(ms[p] for p in PHASES)
         lines.append(f"  {'(untimed)':<12}{rest:>9.3f}{100 * rest / tick:>8.1f}")
         if by_phase["other"]:

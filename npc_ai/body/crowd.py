@@ -28,6 +28,8 @@ two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 fo
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from navigation.agent_batch import AgentBatch
@@ -46,6 +48,7 @@ class Crowd:
         priority: (n,) each row's priority [> 0] this tick (1 by default); the simulation writes it.
         result: the last tick's `AvoidanceResult` (None before the first).
         changed: (n,) bool: the rows whose velocity the last tick's avoidance changed.
+        seconds: wall time spent in `steer` so far [s].
         others: bodies that share the floor but are not rows (the player), set by the simulation before
             each tick: feet (k, 3) [m], velocities (k, 2) [m/s], radii (k,) [m]; or None.
     """
@@ -62,6 +65,7 @@ class Crowd:
         self.changed = np.zeros(n, dtype=bool)
         self._preferred = np.zeros((n, 2))
         self._last = np.zeros((n, 2))  # the velocities avoidance gave the rows last tick [m/s]
+        self.seconds = 0.0  # wall time spent in `steer` so far [s] (what `npc-ai bench sim` reports)
         self.others: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def steer(
@@ -90,6 +94,7 @@ class Crowd:
             agents: the rows' agents, already advanced this tick. path_rows: the rows that followed a path.
             free, free_speed, free_heading, yaw: the free-walking intents [m/s, rad] and facings [rad].
         """
+        start = time.perf_counter()
         n = self.n
         pref = self._preferred
         pref[:] = 0.0
@@ -137,3 +142,4 @@ class Crowd:
             free_speed[rows] = speed
             turn = speed > _MOVING  # stopped: keep the heading it had
             free_heading[rows[turn]] = np.arctan2(v[rows[turn], 1], v[rows[turn], 0])
+        self.seconds += time.perf_counter() - start
