@@ -15,7 +15,7 @@ Scenarios:
 - `chase`: 10 guards run to a still player standing in a warehouse aisle (go_to the player's feet at
   their run speed), plus the ticks at which some body is inside a wall (`wall_overlap_ticks`).
 
-Every simulation scenario runs twice in the same process: with the simulation's default avoidance and
+Every simulation scenario runs twice in the same process: with avoidance (`AvoidanceSettings()`) and
 with `SimulationSettings.avoidance = None` (the capsules only push each other), reported side by side.
 Each NPC is driven by a controller that calls `npc.go_to(goal, speed)` once; its feet are recorded every
 tick, and the radii given to `crowd_metrics` are the agents' (`sim.locomotion.agents.radius`).

@@ -171,14 +171,14 @@ def run_bench_sim(
     warmup_s: float = WARMUP_S,
     seed: int = 0,
     root_only_animation: bool = True,
-    avoidance: bool = True,
+    avoidance: bool = False,
     progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[SimBenchResult]:
     """Simulate `seconds` (after `warmup_s`) with each NPC count and time it.
 
     `progress(stage, done, total)`, when given, is told the ticks simulated for each count (stage
     "N NPCs"); it is called between timed chunks of ticks, so it costs the timings nothing. `avoidance`
-    False runs without crowd avoidance (`SimulationSettings.avoidance` None).
+    True runs with crowd avoidance (`SimulationSettings.avoidance = AvoidanceSettings()`).
     """
     if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
         raise BenchmarkSettingsError(f"NPC counts must be positive integers, got {list(sizes)!r}")

@@ -187,7 +187,9 @@ def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
     p.add_argument("--full-animation", action="store_true", help="sample full skeleton poses every tick")
-    p.add_argument("--no-avoidance", action="store_true", help="no crowd avoidance (capsules only push)")
+    p.add_argument(
+        "--avoidance", action="store_true", help="with crowd avoidance (default: the capsules only push)"
+    )
     p.add_argument(
         "--json",
         help='write {"scene", "seconds", "seed", "results": [{"npcs", "npc_ticks_per_s", "pybullet_share", '
@@ -225,11 +227,11 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
             seconds=args.seconds,
             seed=args.seed,
             root_only_animation=not args.full_animation,
-            avoidance=not args.no_avoidance,
+            avoidance=args.avoidance,
             progress=progress,
         )
     anim = "full poses" if args.full_animation else "root motion only"
-    anim += ", no crowd avoidance" if args.no_avoidance else ""
+    anim += ", crowd avoidance" if args.avoidance else ""
     print(
         f"simulation benchmark on {scene.name}: {args.seconds:g} s simulated per size, "
         f"seed {args.seed}, {anim}"

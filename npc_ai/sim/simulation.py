@@ -70,8 +70,10 @@ class SimulationSettings:
         root_only_animation: animators compute root motion every tick and the skeleton pose only when
             it is read (`AnimatorSettings.lazy_pose`: the same motion, about 4x cheaper). False samples
             full poses every tick.
-        avoidance: local avoidance between the NPCs (and the player, and the walls), ORCA with the
-            priorities of `CROWD_PRIORITY` (`npc_ai.body.crowd`); None: the capsules only push each other.
+        avoidance: local avoidance between the NPCs and the player (`navigation.AvoidanceSettings`: ORCA
+            with the priorities of `CROWD_PRIORITY`, `npc_ai.body.crowd`); None (the default): the capsules
+            only push each other. Opt-in for now: it keeps converging crowds apart, but two-way traffic
+            through a doorway deadlocks with it (`npc-ai bench crowd`).
     """
 
     npcs: int | None = None
@@ -81,7 +83,7 @@ class SimulationSettings:
     world: WorldSettings = field(default_factory=WorldSettings)
     use_cache: bool = True
     root_only_animation: bool = True
-    avoidance: AvoidanceSettings | None = field(default_factory=AvoidanceSettings)
+    avoidance: AvoidanceSettings | None = None
 
     def __post_init__(self) -> None:
         if self.npcs is not None and not (isinstance(self.npcs, int) and 0 <= self.npcs <= 10_000):
