@@ -52,6 +52,7 @@ def _head_on(query: NavMeshQuery, avoidance: AvoidanceSettings | None, *, stand:
     return agents, bodies, ends
 
 
+@pytest.mark.slow  # three 14 s runs (about 6 s)
 def test_npcs_on_a_head_on_course_pass_each_other(arena_query) -> None:
     agents, bodies, ends = _head_on(arena_query, AvoidanceSettings())
     _, bumped, _ = _head_on(arena_query, None)
