@@ -34,20 +34,17 @@ from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard
 from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
-from npc_ai.body.crowd import Crowd
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
+from npc_ai.sim.crowd import feed_crowd
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
 from npc_ai.sim.spawning import spread_spawns, stream
 from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
-CROWD_PRIORITY = np.array([1.0, 1.0, 4.0, 4.0, 4.0, 2.0, 2.0])
-"""Avoidance priority by state code (wander, patrol, aim, shoot, chase, search, investigate): a chaser
-pushes through, a wanderer or a patrol yields (`npc_ai.body.crowd`)."""
 
 
 class SimulationError(NpcAiError, ValueError):
@@ -71,7 +68,7 @@ class SimulationSettings:
             it is read (`AnimatorSettings.lazy_pose`: the same motion, about 4x cheaper). False samples
             full poses every tick.
         avoidance: local avoidance between the NPCs and the player (`navigation.AvoidanceSettings`: ORCA
-            with the priorities of `CROWD_PRIORITY`, `npc_ai.body.crowd`); None (the default): the capsules
+            with the priorities of `npc_ai.sim.crowd.CROWD_PRIORITY`); None (the default): the capsules
             only push each other. Opt-in for now: it keeps converging crowds apart, but two-way traffic
             through a doorway deadlocks with it (`npc-ai bench crowd`).
     """
@@ -204,7 +201,7 @@ class Simulation:
         bake = bake_settings(scene.navmesh)  # the agent size the navmesh is baked for
         radius = bake.agent_radius if bake.agent_radius > 0 else GRID_AGENT_RADIUS
         agent = AgentSettings(radius=radius, height=bake.agent_height)
-        self._player_radius = np.array([radius])  # the player is as wide as an NPC, for the crowd
+        self._player_radius = radius  # the player is as wide as an NPC, for the crowd [m]
         animator = AnimatorSettings(lazy_pose=s.root_only_animation)
         full_pose = not s.root_only_animation  # foot locking and pivoting read the pose's feet
         coupling = CouplingSettings(foot_lock=full_pose, pivot_turns=full_pose)
@@ -351,8 +348,11 @@ class Simulation:
         self._decide()
         t2 = clock()
         dt = self.world.dt
-        if self.locomotion.crowd is not None:
-            self._crowd_inputs(self.locomotion.crowd)
+        crowd, player = self.locomotion.crowd, self.player
+        if crowd is not None:  # priorities from the states, the player as an obstacle
+            feet = None if player is None else player.position
+            body = None if player is None else player.body
+            feed_crowd(crowd, self.behaviour.state, self.world, body, feet, self._player_radius)
         self.locomotion.before_physics(dt)
         if self.player is not None:
             self.player.before_physics(dt)
@@ -376,15 +376,6 @@ class Simulation:
         tm.ticks += 1
         if self.gui_overlay is not None:  # GUI only, outside the timings
             self.gui_overlay.update()
-
-    def _crowd_inputs(self, crowd: Crowd) -> None:
-        """This tick's priorities (from the states) and the player as an obstacle for the crowd."""
-        crowd.priority[:] = CROWD_PRIORITY[self.behaviour.state]
-        player = self.player
-        if player is not None:
-            feet = player.position[None]
-            v = self.world.poses.velocities[self.world.poses.index(player.body)][None, :2]
-            crowd.others = (feet, v, self._player_radius)
 
     def run(self, seconds: float, *, realtime: bool = False) -> None:
         """Step for `seconds` of simulated time (paced to the wall clock when `realtime`)."""
