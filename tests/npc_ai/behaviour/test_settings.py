@@ -59,6 +59,11 @@ def test_loaded_from_the_scene_file() -> None:
         ),
         ("move_probability = 1.5", r"archetype\.sniper\.move_probability: must be >= 0 and <= 1"),
         ("stop_gap = 2.0", r"archetype\.sniper\.stop_gap: must be < obstacle_range \(1\.5\), got 2\.0"),
+        (
+            "stuck_timeout_s = 0.0",
+            r"archetype\.sniper\.stuck_timeout_s: must be > 0 and <= 60 \[s\], got 0\.0",
+        ),
+        ("crowd_radius = -1.0", r"archetype\.sniper\.crowd_radius: must be >= 0 and <= 100 \[m\], got -1\.0"),
     ],
 )
 def test_malformed_archetype(body: str, message: str) -> None:

@@ -84,6 +84,10 @@ def test_npc_counts_and_spawns() -> None:
         assert sim.npcs[0].state == "patrol"
     with pytest.raises(SimulationError, match="npcs must be an integer"):
         SimulationSettings(npcs=-1)
+    with pytest.raises(
+        SimulationError, match=r"avoidance must be a navigation\.AvoidanceSettings or None, got dict"
+    ):
+        SimulationSettings(avoidance={"time_horizon": 2.0})  # type: ignore[arg-type]
 
 
 def test_movingai_map_runs(movingai_dir: Path) -> None:
