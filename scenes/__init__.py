@@ -23,8 +23,9 @@ from scenes.loader import (
     scene_from_dict,
 )
 from scenes.model import Asset, Box, Floor, NavmeshSpec, NpcSpawn, Platform, PlayerSpawn, Ramp, Scene, Stairs
+from scenes.poses import PoseCache
 from scenes.raycast import RayHits
-from scenes.world import PoseCache, World, WorldSettings
+from scenes.world import World, WorldSettings
 
 __all__ = [
     "BUILTIN_SCENES",

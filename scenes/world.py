@@ -22,7 +22,7 @@ from itertools import repeat
 
 import numpy as np
 
-from scenes import depenetration, groups
+from scenes import depenetration, groups, poses
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import (
@@ -39,6 +39,7 @@ from scenes.build import build_static
 from scenes.errors import WorldError, WorldSettingsError
 from scenes.events import EventLog
 from scenes.model import Scene
+from scenes.poses import PoseCache
 from scenes.raycast import RayHits, hidden_from_rays, ray_test
 
 _HUGE_INERTIA = 1e9  # [kg m^2] about x and y, so capsules stay upright without resets
@@ -76,33 +77,6 @@ class WorldSettings:
         m = self.max_penetration
         if m is not None and not (isinstance(m, int | float) and math.isfinite(m) and m >= 0):
             raise WorldSettingsError(f"max_penetration must be None or a number of metres >= 0, got {m!r}")
-
-
-@dataclass(frozen=True)
-class PoseCache:
-    """Poses of the tracked (dynamic) bodies, read once after each tick.
-
-    Attributes:
-        bodies: (n,) body ids. positions: (n, 3) [m]. orientations: (n, 4) xyzw quaternions.
-        velocities: (n, 3) linear velocities [m/s]. yaw: (n,) heading about Z [rad].
-    """
-
-    bodies: np.ndarray
-    positions: np.ndarray
-    orientations: np.ndarray
-    velocities: np.ndarray
-
-    @property
-    def yaw(self) -> np.ndarray:
-        x, y, z, w = self.orientations.T
-        return np.asarray(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
-
-    def index(self, body: int) -> int:
-        """Row of `body` in the arrays."""
-        rows = np.flatnonzero(self.bodies == body)
-        if rows.size == 0:
-            raise WorldError(f"body {body} is not tracked by this world")
-        return int(rows[0])
 
 
 class World:
@@ -165,7 +139,10 @@ class World:
             raise
         self.groups.update({b: groups.STATIC for b in self.static_bodies})
         self._static_set = frozenset(self.static_bodies)
-        self._capsules: dict[int, int] = {}  # body added by add_capsule -> its row in the pose cache
+        self._capsules: dict[int, int] = {}  # dynamic capsule -> its row in the pose cache
+        self._kinematic: dict[int, int] = {}  # kinematic capsule -> its row (placed by code, never read)
+        self._dynamic: list[int] = []  # the tracked bodies a step moves, read back after it
+        self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
         self._poses = self._read_poses()
 
@@ -261,9 +238,14 @@ class World:
         mass: float = 70.0,
         yaws: Iterable[float] | None = None,
         group: int = groups.NPC,
+        kinematic: bool = False,
     ) -> list[int]:
         """Add n upright dynamic capsules (see `add_capsule`) with feet at `positions` (n, 3) [m], facing
-        `yaws` (n,) [rad, default 0]; return their body ids. The pose cache is read once at the end."""
+        `yaws` (n,) [rad, default 0]; return their body ids. The pose cache is read once at the end.
+
+        `kinematic` True adds mass-0 capsules instead, which only `place_kinematic` (or `teleport`) moves:
+        a step never moves them, dynamic bodies collide with them as with a wall that may move, rays
+        see them, and static geometry and other kinematic bodies do not touch them (`mass` is unused)."""
         self._check_open()
         p = np.asarray(positions, dtype=np.float64)
         if p.ndim != 2 or p.shape[1] != 3 or not np.isfinite(p).all():
@@ -277,10 +259,16 @@ class World:
             )
         c = self.client
         shape = c.createCollisionShape(pb.GEOM_CAPSULE, radius=radius, height=height - 2 * radius)
+        # kinematic capsules need no contacts with static geometry or with their own kind: code places them
+        mask = groups.mask_of(group) & ~(groups.STATIC | group) if kinematic else groups.mask_of(group)
         out = []
         for (x, y, z), a in zip(p.tolist(), yaw.tolist(), strict=True):
             body: int = c.createMultiBody(
-                mass, shape, -1, (x, y, z + height / 2), pb.getQuaternionFromEuler((0, 0, a))
+                0.0 if kinematic else mass,
+                shape,
+                -1,
+                (x, y, z + height / 2),
+                pb.getQuaternionFromEuler((0, 0, a)),
             )
             c.changeDynamics(
                 body,
@@ -290,11 +278,15 @@ class World:
                 linearDamping=0.0,
                 angularDamping=0.9,
             )
-            c.setCollisionFilterGroupMask(body, -1, group, groups.mask_of(group))
+            c.setCollisionFilterGroupMask(body, -1, group, mask)
             self.groups[body] = group
             self._tracked.append(body)
-            self._capsules[body] = len(self._tracked) - 1
+            (self._kinematic if kinematic else self._capsules)[body] = len(self._tracked) - 1
             out.append(body)
+        self._dynamic = [b for b in self._tracked if b not in self._kinematic]
+        self._dynamic_rows = np.array(
+            [r for r, b in enumerate(self._tracked) if b not in self._kinematic], dtype=np.int64
+        )
         calls, n = self.pybullet_calls, len(out)
         calls["createCollisionShape"] += 1
         calls["createMultiBody"] += n
@@ -327,6 +319,25 @@ class World:
         deque(map(pb.resetBaseVelocity, ids, v.tolist(), repeat(_STILL, n), repeat(self._cid, n)), maxlen=0)
         self.pybullet_calls["resetBaseVelocity"] += n
 
+    def place_kinematic(self, bodies: list[int], rows: np.ndarray, centers: np.ndarray, dt: float) -> None:
+        """Move kinematic capsules `bodies` (pose-cache rows `rows`) to `centers` (n, 3) [m] at once (one
+        raw teleport each, about 5 us with the broadphase update); the cache gets the new positions and,
+        as velocities, the moves over `dt` [s]. Orientations are kept (capsules are symmetric about Z)."""
+        c = np.asarray(centers, dtype=np.float64)
+        n = len(bodies)
+        if c.shape != (n, 3) or not np.isfinite(c).all():
+            raise WorldError(f"place_kinematic needs ({n}, 3) finite centres, got shape {c.shape}")
+        if not all(b in self._kinematic for b in bodies):
+            raise WorldError("place_kinematic moves kinematic capsules (add_capsules(kinematic=True)) only")
+        p = self._poses
+        p.velocities[rows] = (c - p.positions[rows]) / dt
+        p.positions[rows] = c
+        orn = p.orientations[rows].tolist()
+        deque(
+            map(pb.resetBasePositionAndOrientation, bodies, c.tolist(), orn, repeat(self._cid, n)), maxlen=0
+        )
+        self.pybullet_calls["resetBasePositionAndOrientation"] += n
+
     def teleport(self, body: int, center: Iterable[float]) -> None:
         """Move a tracked body's centre to `center` [m] at once (velocity kept); the pose cache follows."""
         self._check_open()
@@ -345,27 +356,23 @@ class World:
         return self._poses
 
     def _read_poses(self) -> PoseCache:
-        tracked, cid = self._tracked, self._cid
-        n = len(tracked)
-        # the raw module functions (the client wrapper makes a partial per call: 2x the cost), mapped over
-        # the bodies with the client id passed by position (no keyword to parse: about 15 % of a call);
-        # tuples are collected first and converted once (100 bodies: 298 us of calls, plus 125 us of row
-        # writes, or plus 73 us this way)
-        poses = list(map(pb.getBasePositionAndOrientation, tracked, repeat(cid, n)))
-        velocities = list(map(pb.getBaseVelocity, tracked, repeat(cid, n)))
-        if n:
-            pos = np.array([p[0] for p in poses], dtype=np.float64)
-            orn = np.array([p[1] for p in poses], dtype=np.float64)
-            vel = np.array([v[0] for v in velocities], dtype=np.float64)
-        else:
-            pos, orn, vel = np.zeros((0, 3)), np.zeros((0, 4)), np.zeros((0, 3))
-        calls = self.pybullet_calls
-        calls["getBasePositionAndOrientation"] += n
-        calls["getBaseVelocity"] += n
+        """Read the dynamic tracked bodies (`scenes.poses`); kinematic rows keep their placements."""
+        tracked, n, calls = self._tracked, len(self._tracked), self.pybullet_calls
         if len(self._tracked_ids) != n:  # a body was added since the last read (none is ever dropped)
             self._tracked_ids = np.array(tracked, dtype=np.int64)
             self._tracked_ids.flags.writeable = False  # shared by every pose cache from now on
-        return PoseCache(self._tracked_ids, pos, orn, vel)
+            pos, orn, vel = poses.read(self._cid, tracked)
+            calls["getBasePositionAndOrientation"] += n
+            calls["getBaseVelocity"] += n
+            return PoseCache(self._tracked_ids, pos, orn, vel)
+        if not self._kinematic:
+            pos, orn, vel = poses.read(self._cid, tracked)
+            cache = PoseCache(self._tracked_ids, pos, orn, vel)
+        else:
+            cache = poses.refresh(self._cid, self._poses, self._dynamic, self._dynamic_rows)
+        calls["getBasePositionAndOrientation"] += len(self._dynamic)
+        calls["getBaseVelocity"] += len(self._dynamic)
+        return cache
 
     # -- queries -----------------------------------------------------------------------------------------
     def ray_test(
