@@ -163,3 +163,50 @@ def raycast_many(query: NavMeshQuery, starts: object, ends: object) -> RaycastBa
         raise NavMeshError("raycast did not terminate: the mesh adjacency is inconsistent")
     status = np.minimum(code, INVALID).astype(np.int8)  # RAY_OFF_MESH -> INVALID, the others stay
     return RaycastBatch(status, fraction, last, s, e, wall, query._edges, query._plane_rows)
+
+
+SLIDE_BACK = 1e-4  # [m] how far short of a wall a slide starts (as `agent.move_on_surface`)
+
+
+def slide_many(
+    query: NavMeshQuery, starts: np.ndarray, targets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Walk row i from `starts[i]` toward `targets[i]` (k, 3) [m] on the mesh, stopping just short of a wall
+    and sliding along it: `agent.move_on_surface` for k rows in two `raycast_many` calls (the walks, then
+    the slides of the rows a wall stopped).
+
+    Returns:
+        ((k, 3) where each row ends [m], on the mesh at its polygon's height; (k,) bool: the start is on
+        the mesh; (k,) bool: a wall stopped the walk). A row whose start is off the mesh keeps its start
+        (the caller snaps it back on).
+    Raises:
+        NavMeshError: not (k, 2) or (k, 3) arrays of numbers, or x, y not finite.
+    """
+    s = ray_points(starts, "starts")
+    t = ray_points(targets, "targets", len(s))
+    if not (np.isfinite(s[:, :2]).all() and np.isfinite(t[:, :2]).all()):
+        raise NavMeshError(
+            f"slide_many needs finite x and y in starts and targets, got {arguments.shown(starts)}"
+        )
+    out = s.copy()
+    moved = np.hypot(t[:, 0] - s[:, 0], t[:, 1] - s[:, 1]) >= 1e-12
+    rows = np.flatnonzero(moved)
+    hit = raycast_many(query, s[rows], t[rows])
+    valid = np.ones(len(s), dtype=bool)
+    valid[rows] = hit.status != INVALID
+    clear = hit.status == SUCCESS
+    out[rows[clear]] = hit.point[clear]
+    wall = np.flatnonzero(hit.status == PARTIAL)
+    walled = np.zeros(len(s), dtype=bool)
+    walled[rows[wall]] = True
+    if wall.size:
+        r, p, n = rows[wall], hit.point[wall], hit.normal[wall]
+        d = t[r] - s[r]
+        length = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)
+        stop = p - d / length[:, None] * SLIDE_BACK
+        rest = t[r] - p
+        tangent = rest - n * np.einsum("ij,ij->i", rest, n)[:, None]
+        slide = raycast_many(query, stop, stop + tangent)
+        ok = slide.status == SUCCESS
+        out[r] = np.where(ok[:, None], slide.point, np.where((slide.status == PARTIAL)[:, None], stop, s[r]))
+    return out, valid, walled
