@@ -59,6 +59,10 @@ _EPS_T = 1e-9  # [s] timer comparisons allow this much round-off
 # why a row needs Python (`status`); 0: done
 PICK = 1  # Wander: a new target speed is due (draw it, run again)
 TURN_AWAY = 2  # Wander: an obstacle ahead (draw the turn into turn_heading, set turn_ready, run again)
+REPLAN_DISTANCE = 0.5
+"""[m] A new destination closer than this to the current one keeps the current path (no re-plan). An ally's
+sightings update a chaser's goal several times a second by a few centimetres; re-planning each time was
+most of the decide phase of a crowd that chases."""
 PLAN = 3  # a new destination: plan a path to plan_goal at plan_speed, run again
 NEXT_WAYPOINT = 4  # Patrol: arrived (or no path): go on to the next waypoint (the row's tick ends there)
 
@@ -108,10 +112,12 @@ def _walk(
 def _needs_plan(
     i: int, goal_x: float, goal_y: float, goal_z: float, speed: float, goal: A, goal_speed: A
 ) -> bool:
-    """Whether row i's destination or top speed differs from the one its legs were given."""
-    return not (
-        goal_speed[i] == speed and goal[i, 0] == goal_x and goal[i, 1] == goal_y and goal[i, 2] == goal_z
-    )
+    """Whether row i's top speed differs from the one its legs were given, or its destination lies
+    `REPLAN_DISTANCE` or more from theirs (a chased target that moved a little keeps the path)."""
+    if goal_speed[i] != speed:
+        return True
+    dx, dy, dz = goal[i, 0] - goal_x, goal[i, 1] - goal_y, goal[i, 2] - goal_z
+    return not (dx * dx + dy * dy + dz * dz < REPLAN_DISTANCE * REPLAN_DISTANCE)
 
 
 @njit(cache=True)
