@@ -30,7 +30,7 @@ from navigation.navmesh import NavMesh, build_navmesh, fit_plane
 from navigation.protocols import RayHitsLike, RaySource
 from navigation.settings import BakeSettings
 
-BAKE_VERSION = 3  # bumped when the same world and settings bake a different mesh (put it in cache keys)
+BAKE_VERSION = 4  # bumped when the same world and settings bake a different mesh (put it in cache keys)
 _COPLANAR_COS = float(np.cos(np.radians(5.0)))  # floors whose normals differ more are split
 
 
@@ -202,9 +202,17 @@ def _neighbours(
 def _erode(
     nb: np.ndarray, ix: np.ndarray, iy: np.ndarray, alive: np.ndarray, radius_cells: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Which alive spans are at least `radius_cells` from the nearest obstacle, measured on the span graph,
-    and each span's clearance [cells] (exact up to `radius_cells`, a lower bound beyond it; inf when no
-    obstacle was reached).
+    """Which alive spans keep the whole of their cell at least `radius_cells` from the nearest obstacle,
+    measured on the span graph, and each span's clearance [cells] (exact up to that distance, a lower
+    bound beyond it; inf when no obstacle was reached).
+
+    A span is kept when its clearance is `radius_cells + 1` or more: the wall that made a cell an obstacle
+    may stand anywhere up to the centre of the next cell (the ray sampling there still found floor), and
+    the mesh is the union of the kept cells, whose sides lie half a cell nearer the wall than their
+    centres. So a body of the agent radius on the mesh never reaches into a wall; the mesh edge lies the
+    radius to a cell and a half more from the wall (Recast keeps the radius from the last walkable
+    cell's centre instead, which lets a body reach up to half a cell into the wall; bake version 3 did
+    the same: 0.3 m clearance for a 0.4 m radius on 0.2 m cells, measured on warehouse).
 
     An obstacle is the centre of a neighbour cell the span cannot step into (no link, or a link to a
     dropped span); the distance is Euclidean to that centre, minus half a cell (as for a cell-centred
@@ -229,10 +237,10 @@ def _erode(
         b = np.where(nb[:, d2] >= 0, nb[np.maximum(nb[:, d2], 0), d1], -1)
         diag.append(np.where(a >= 0, a, b))
     around = np.ascontiguousarray(np.column_stack([nb, *diag]), dtype=np.int64)
-    sweeps = int(np.ceil(radius_cells + 0.5)) + 2
+    sweeps = int(np.ceil(radius_cells + 1.5)) + 2
     spread_obstacles(around, np.ascontiguousarray(c[:, 0]), np.ascontiguousarray(c[:, 1]), obs, best, sweeps)
     clearance = best - 0.5
-    return alive & (clearance >= radius_cells - 1e-9), clearance
+    return alive & (clearance - 1.0 >= radius_cells - 1e-9), clearance
 
 
 def _eroded_away(
@@ -247,11 +255,13 @@ def _eroded_away(
     cs = hf.cell_size
     width = (int(ix[alive].max()) - int(ix[alive].min()) + 1) * cs
     depth = (int(iy[alive].max()) - int(iy[alive].min()) + 1) * cs
-    most = math.floor(float(clearance[alive].max()) * cs * 100) / 100  # rounded down: a radius that stays
+    farthest = math.floor(float(clearance[alive].max()) * cs * 100) / 100  # rounded down
+    # the largest radius that keeps a cell (`_erode`: a cell more than the radius clear), rounded down
+    most = max(0.0, math.floor((float(clearance[alive].max()) - 1.0) * cs * 100) / 100)
     return NavMeshError(
         f"agent_radius {settings.agent_radius:g} m erodes away every walkable region: the walkable surface "
-        f"spans {width:.2f} x {depth:.2f} m and no point of it is more than {most:.2f} m from an edge or a "
-        f"wall (sampled every cell_size = {cs:g} m); lower agent_radius to {most:.2f} m or less, or give "
+        f"spans {width:.2f} x {depth:.2f} m and no point of it is more than {farthest:.2f} m from an edge or "
+        f"a wall (sampled every cell_size = {cs:g} m); lower agent_radius to {most:.2f} m or less, or give "
         "the level more room"
     )
 

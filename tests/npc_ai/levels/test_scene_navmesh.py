@@ -69,16 +69,31 @@ def test_the_inside_of_a_closed_mesh_solid_is_not_walkable(tmp_path: Path) -> No
 
 
 ERODED = [
-    ('[scene]\nname = "small"\n[floor]\nsize = [0.6, 0.6]\n[navmesh]\ncell_size = 0.1\n', 0.5, "0.25 m"),
-    ('[scene]\nname = "wide"\n[floor]\nsize = [20, 20]\n[navmesh]\nagent_radius = 50\n', 50.0, "9.87 m"),
+    (
+        '[scene]\nname = "small"\n[floor]\nsize = [0.6, 0.6]\n[navmesh]\ncell_size = 0.1\n',
+        0.5,
+        "0.25 m",
+        "0.15 m",
+    ),
+    (
+        '[scene]\nname = "wide"\n[floor]\nsize = [20, 20]\n[navmesh]\nagent_radius = 50\n',
+        50.0,
+        "9.87 m",
+        "9.62 m",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("text", "radius", "clearance"), ERODED, ids=["0.6 m floor", "agent_radius 50"])
-def test_a_navmesh_eroded_to_nothing_is_a_navmesh_error(text: str, radius: float, clearance: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "radius", "clearance", "advice"), ERODED, ids=["0.6 m floor", "agent_radius 50"]
+)
+def test_a_navmesh_eroded_to_nothing_is_a_navmesh_error(
+    text: str, radius: float, clearance: str, advice: str
+) -> None:
     """Issue 10: a 0.6 m floor or agent_radius = 50 crashed in the ray bake with `ValueError: zip()
     argument 2 is longer than argument 1`. Nothing walkable is bad input (the scene or its [navmesh]
-    table), so the error is typed and says why and what to change."""
+    table), so the error is typed and says why and what to change. The advice is a cell less than the
+    clearance: a kept cell must be wholly the radius clear of the wall (`navigation.ray_bake._erode`)."""
     from navigation import NavMeshError
     from scenes import parse_scene
 
@@ -88,8 +103,8 @@ def test_a_navmesh_eroded_to_nothing_is_a_navmesh_error(text: str, radius: float
         message = str(err.value)
         assert f"agent_radius {radius:g} m erodes away every walkable region" in message
         assert f"no point of it is more than {clearance} from an edge or a wall" in message
-        assert f"lower agent_radius to {clearance} or less" in message
-        advised = dataclasses.replace(bake_settings(world.scene.navmesh), agent_radius=float(clearance[:-2]))
+        assert f"lower agent_radius to {advice} or less" in message
+        advised = dataclasses.replace(bake_settings(world.scene.navmesh), agent_radius=float(advice[:-2]))
         assert scene_navmesh(world, settings=advised, use_cache=False).mesh.polygon_count > 0  # advice works
 
 
