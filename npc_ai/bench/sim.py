@@ -172,13 +172,15 @@ def run_bench_sim(
     seed: int = 0,
     root_only_animation: bool = True,
     avoidance: bool = False,
+    bodies: str = "dynamic",
     progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[SimBenchResult]:
     """Simulate `seconds` (after `warmup_s`) with each NPC count and time it.
 
     `progress(stage, done, total)`, when given, is told the ticks simulated for each count (stage
     "N NPCs"); it is called between timed chunks of ticks, so it costs the timings nothing. `avoidance`
-    True runs with crowd avoidance (`SimulationSettings.avoidance = AvoidanceSettings()`).
+    True runs with crowd avoidance (`SimulationSettings.avoidance = AvoidanceSettings()`); `bodies` is
+    `SimulationSettings.bodies` ("dynamic" or "kinematic").
     """
     if not sizes or any(not isinstance(n, int) or n < 1 for n in sizes):
         raise BenchmarkSettingsError(f"NPC counts must be positive integers, got {list(sizes)!r}")
@@ -193,6 +195,7 @@ def run_bench_sim(
             trail_every=0,
             root_only_animation=root_only_animation,
             avoidance=AvoidanceSettings() if avoidance else None,
+            bodies=bodies,
         )
         stage = f"{n} NPCs"
         report(stage, 0, None)  # building the world and the NPCs
@@ -298,11 +301,18 @@ def _pybullet_time(
 
 
 def report_json(
-    results: Sequence[SimBenchResult], *, scene: str, seconds: float, seed: int, warmup_s: float = WARMUP_S
+    results: Sequence[SimBenchResult],
+    *,
+    scene: str,
+    seconds: float,
+    seed: int,
+    warmup_s: float = WARMUP_S,
+    bodies: str = "dynamic",
 ) -> dict[str, Any]:
-    """The `--json` document: `{"scene", "seconds", "seed", "warmup_s", "results": [...]}`."""
+    """The `--json` document: `{"scene", "bodies", "seconds", "seed", "warmup_s", "results": [...]}`."""
     return {
         "scene": scene,
+        "bodies": bodies,
         "seconds": seconds,
         "seed": seed,
         "warmup_s": warmup_s,

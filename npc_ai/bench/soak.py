@@ -73,6 +73,7 @@ class SoakSettings:
         stuck_distance: the horizontal distance [m, > 0] below which it did not move.
         max_messages: exception messages kept per run. max_incidents: detections kept per kind and run.
         max_failures: steps in a row that may raise before the run stops [>= 1].
+        bodies: `SimulationSettings.bodies` ("dynamic" or "kinematic").
     """
 
     npcs: int = 30
@@ -89,6 +90,7 @@ class SoakSettings:
     max_messages: int = 5
     max_incidents: int = 10
     max_failures: int = 600
+    bodies: str = "dynamic"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.npcs, int) and 1 <= self.npcs <= 10_000):
@@ -351,7 +353,7 @@ def run_soak(
     stage = f"{s.npcs} NPCs, {s.seconds:g} s"
     report(stage, 0, None)  # building the world, the navmesh and the NPCs
     t0 = time.perf_counter()
-    sim_settings = SimulationSettings(npcs=s.npcs, player=PlayerSettings(mode="wander"))
+    sim_settings = SimulationSettings(npcs=s.npcs, player=PlayerSettings(mode="wander"), bodies=s.bodies)
     with Simulation(scene, seed=s.seed, settings=sim_settings) as sim:
         ticks = max(1, round(s.seconds / sim.dt))
         every = max(1, round(s.sample_every_s / sim.dt))

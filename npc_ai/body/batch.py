@@ -27,16 +27,18 @@ import math
 import numpy as np
 
 from navigation import arguments
-from navigation.agent import AgentSettings
+from navigation.agent import AgentSettings, nearest_on_mesh
 from navigation.agent_batch import AgentBatch
 from navigation.avoidance import AvoidanceSettings
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
+from navigation.raycasts import slide_many
 from npc_ai.animation import AnimatorSettings
 from npc_ai.animation.batch import AnimatorBatch
 from npc_ai.animation.feet import leg_chain
 from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_world
 from npc_ai.animation.skeleton import forward_kinematics
 from npc_ai.body import kernels
+from npc_ai.body import kinematic as kinematic_bodies
 from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
 from npc_ai.body.crowd import Crowd
 from npc_ai.body.locomotor import ARRIVE_TOLERANCE
@@ -54,6 +56,10 @@ class LocomotionBatch:
             pose each tick).
         body_radius: capsule radius [m]; default the agent radius minus 5 cm, at least 0.2 m.
         group: collision group of the bodies.
+        avoidance: local avoidance between the rows (`Crowd`); None: the bodies only keep apart.
+        kinematic: mass-0 bodies that root motion moves on the navmesh (`npc_ai.body.kinematic`: exact
+            about walls, ledges and floor heights by construction, kept apart by position, several times
+            cheaper to step); False: dynamic capsules whose contacts physics solves.
     Raises:
         CouplingError: a coupling the batch does not run (agent_drives, pull_character: use `Locomotor`).
     """
@@ -71,6 +77,7 @@ class LocomotionBatch:
         body_radius: float | None = None,
         group: int = groups.NPC,
         avoidance: AvoidanceSettings | None = None,
+        kinematic: bool = False,
     ) -> None:
         c = coupling if coupling is not None else CouplingSettings()
         if c.mode != "root_motion" or c.drift_limit is DriftLimit.PULL_CHARACTER:
@@ -86,18 +93,24 @@ class LocomotionBatch:
         self.agents = AgentBatch(query, p, a, yaws=np.asarray(yaws, dtype=np.float64))
         self.radius = body_radius if body_radius is not None else max(0.2, a.radius - 0.05)
         self.height = a.height
+        self.kinematic = bool(kinematic)
         self.bodies = np.asarray(
             world.add_capsules(
-                self.agents.next_position + [0.0, 0.0, 0.01],
+                self.agents.next_position + [0.0, 0.0, 0.0 if kinematic else 0.01],
                 radius=self.radius,
                 height=self.height,
                 yaws=np.asarray(yaws, dtype=np.float64),
                 group=group,
+                kinematic=self.kinematic,
             ),
             dtype=np.int64,
         )
+        # fixed circles the kinematic bodies keep out of: (m, 2) centres [m] and (m,) radii [m] (the player)
+        self.solid: tuple[np.ndarray, np.ndarray] = (np.zeros((0, 2)), np.zeros(0))
         self._pose_rows = np.array([world.poses.index(int(b)) for b in self.bodies], dtype=np.int64)
         kernels.warm_up()  # compiled or loaded from the disk cache now, not in the first tick
+        if self.kinematic:
+            kinematic_bodies.warm_up()
         anim = animator if animator is not None else AnimatorSettings(lazy_pose=True)
         self.animators = AnimatorBatch(n, settings=anim)
         self.yaw = np.asarray(yaws, dtype=np.float64).copy()
@@ -239,10 +252,39 @@ class LocomotionBatch:
         if stale:  # free rows drop their paths (nothing after the coupling reads them this tick)
             ag.reset_path(np.flatnonzero(self.free))
         self.command = command
-        self.world.set_velocities(self._body_list, full)
+        if self.kinematic:
+            self._place(full, dt)
+        else:
+            self.world.set_velocities(self._body_list, full)
         if self._full_pose:  # what a renderer would read: the pose of every row, every tick
             for i in range(self.n):
                 self.animators.pose(i)
+
+    def _place(self, velocity: np.ndarray, dt: float) -> None:
+        """Move the kinematic bodies by `velocity` (n, 3) [m/s] over `dt` [s]: apart, then along the
+        navmesh; while a wall stops some, again with those pinned, so the others make room
+        (`npc_ai.body.kinematic`)."""
+        k, pos = kinematic_bodies, self._pos  # feet, as `kernels.begin` read them this tick
+        target = pos[:, :2] + velocity[:, :2] * dt
+        k.separate(target, self.radius, *self.solid, k.SWEEPS, np.zeros(self.n, dtype=bool))
+        feet, on_mesh, walled = slide_many(self.query, pos, np.column_stack([target, pos[:, 2]]))
+        pinned = walled
+        for _ in range(k.ROUNDS - 1):  # bodies a wall stopped stay; the others make room
+            if not walled.any():
+                break
+            target = feet[:, :2].copy()
+            if not k.separate(target, self.radius, *self.solid, k.SWEEPS, pinned):
+                break
+            feet, again, walled = slide_many(self.query, feet, np.column_stack([target, feet[:, 2]]))
+            on_mesh &= again
+            pinned = pinned | walled
+        for i in np.flatnonzero(~on_mesh).tolist():  # off the mesh (a warp, a shove): back on, or stay
+            found = nearest_on_mesh(
+                self.query, pos[i], "body position", self.agents._settings[i].snap_distance
+            )
+            feet[i] = pos[i] if found is None else found
+        feet[:, 2] += self.height / 2
+        self.world.place_kinematic(self._body_list, self._pose_rows, feet, dt)
 
     def after_physics(self) -> None:
         """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove

@@ -172,6 +172,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # -- bench sim ----------------------------------------------------------------------------------------
+def add_bodies_argument(p: argparse.ArgumentParser) -> None:
+    """`--bodies dynamic|kinematic` (`SimulationSettings.bodies`)."""
+    p.add_argument(
+        "--bodies",
+        choices=("dynamic", "kinematic"),
+        default="dynamic",
+        help="NPC bodies: dynamic capsules physics pushes (default) or kinematic ones the navmesh holds",
+    )
+
+
 def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of `npc-ai bench sim`."""
     p.add_argument("--scene", default="warehouse", help="scene (default warehouse)")
@@ -190,10 +200,11 @@ def add_bench_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--avoidance", action="store_true", help="with crowd avoidance (default: the capsules only push)"
     )
+    add_bodies_argument(p)
     p.add_argument(
         "--json",
-        help='write {"scene", "seconds", "seed", "results": [{"npcs", "npc_ticks_per_s", "pybullet_share", '
-        '"ms_per_tick", "pybullet_calls_per_tick", "rss_mb", ...}]} (.json)',
+        help='write {"scene", "bodies", "seconds", "seed", "results": [{"npcs", "npc_ticks_per_s", '
+        '"pybullet_share", "ms_per_tick", "pybullet_calls_per_tick", "rss_mb", ...}]} (.json)',
     )
     p.add_argument(
         "--profile",
@@ -228,10 +239,12 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
             seed=args.seed,
             root_only_animation=not args.full_animation,
             avoidance=args.avoidance,
+            bodies=args.bodies,
             progress=progress,
         )
     anim = "full poses" if args.full_animation else "root motion only"
     anim += ", crowd avoidance" if args.avoidance else ""
+    anim += f", {args.bodies} bodies"
     print(
         f"simulation benchmark on {scene.name}: {args.seconds:g} s simulated per size, "
         f"seed {args.seed}, {anim}"
@@ -245,7 +258,7 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     print(f"{kernels[0].describe()} (before the first tick; not in the timings)")
     print(f"ran in {time.perf_counter() - t0:.1f} s")
     if target is not None:
-        doc = report_json(results, scene=scene.name, seconds=args.seconds, seed=args.seed)
+        doc = report_json(results, scene=scene.name, seconds=args.seconds, seed=args.seed, bodies=args.bodies)
         doc["kernels"] = kernels[0].to_json()
         target.write_text(json.dumps(doc, indent=2, sort_keys=True), encoding="utf-8")
         print(f"wrote {target}")
@@ -264,6 +277,7 @@ def add_bench_soak_arguments(p: argparse.ArgumentParser) -> None:
         "--seconds", type=cli_types.seconds, default=600.0, help="simulated seconds per run (default 600)"
     )
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
+    add_bodies_argument(p)
     p.add_argument(
         "--json",
         help='write {"runs": [{"scene", "npcs", "seconds", "exceptions", "nonfinite", "below_floor", '
@@ -282,14 +296,15 @@ def cmd_bench_soak(args: argparse.Namespace) -> int:
     from npc_ai.levels import load_level
 
     scenes = [load_level(name) for name in args.scene]  # every scene is checked before the first run
-    settings = SoakSettings(npcs=args.npcs, seconds=args.seconds, seed=args.seed)
+    settings = SoakSettings(npcs=args.npcs, seconds=args.seconds, seed=args.seed, bodies=args.bodies)
     t0 = time.perf_counter()
     results = []
     for scene in scenes:
         with StderrProgress(f"soak on {scene.name}", quiet=args.quiet) as progress:
             results.append(run_soak(scene, settings, progress=progress))
     print(
-        f"soak benchmark: {args.npcs} NPCs, {args.seconds:g} s simulated per scene, seed {args.seed}, "
+        f"soak benchmark: {args.npcs} {args.bodies} NPCs, {args.seconds:g} s simulated per scene, "
+        f"seed {args.seed}, "
         f"sampled every {settings.sample_every_s:g} s"
     )
     for line in format_table(results):

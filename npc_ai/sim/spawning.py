@@ -137,3 +137,19 @@ class _Lattice:
 
 
 _ROW = math.sqrt(3.0) / 2.0  # row spacing of a hexagonal lattice, in units of its point spacing
+
+
+def unique_names(given: list[str], count: int) -> list[str]:
+    """`count` NPC names: the spawns' own, then `npc<i>` for the unnamed and the extra ones, never reusing
+    a name (a clash gets `_` appended)."""
+    taken = {n for n in given if n}
+    out: list[str] = []
+    for i in range(count):
+        name = given[i] if i < len(given) and given[i] else ""
+        if not name:
+            name = f"npc{i}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+        out.append(name)
+    return out

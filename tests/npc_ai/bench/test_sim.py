@@ -126,6 +126,20 @@ def test_plot_a_single_size(results, tmp_path: Path) -> None:
     assert data.startswith(PNG_SIGNATURE) and len(data) > 1024
 
 
+def test_kinematic_bodies_step_no_capsule_and_read_none_back(tmp_path: Path) -> None:
+    p = argparse.ArgumentParser()
+    add_bench_sim_arguments(p)
+    out = tmp_path / "kinematic.json"
+    args = ["--scene", "arena", "--sizes", "3", "--seconds", "0.2", "--bodies", "kinematic", "--quiet"]
+    assert cmd_bench_sim(p.parse_args([*args, "--json", str(out)])) == 0
+    data = json.loads(out.read_text())
+    assert data["bodies"] == "kinematic"
+    calls = data["results"][0]["pybullet_calls_per_tick"]
+    assert calls["resetBasePositionAndOrientation"] >= 3  # the 3 NPCs placed every tick
+    assert calls["getBasePositionAndOrientation"] == 1  # only the player is read back
+    assert "resetBaseVelocity" not in calls or calls["resetBaseVelocity"] <= 1  # the player's, if any
+
+
 def test_json_shape(tmp_path: Path, capsys) -> None:
     p = argparse.ArgumentParser()
     add_bench_sim_arguments(p)
@@ -136,7 +150,8 @@ def test_json_shape(tmp_path: Path, capsys) -> None:
     )
     assert cmd_bench_sim(args) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"scene", "seconds", "seed", "warmup_s", "results", "kernels"}
+    assert set(data) == {"scene", "bodies", "seconds", "seed", "warmup_s", "results", "kernels"}
+    assert data["bodies"] == "dynamic"
     kernels = data["kernels"]
     assert set(kernels) == {"compile_s", "compiled", "loaded"} and kernels["compile_s"] >= 0
     assert all(isinstance(kernels[k], int) and kernels[k] >= 0 for k in ("compiled", "loaded"))
