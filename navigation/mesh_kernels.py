@@ -25,6 +25,9 @@ RAY_CLEAR = 0  # the whole segment is walkable
 RAY_WALL = 1  # a wall edge stops the walk
 RAY_LOST = 2  # the walk did not end within polygon_count + 8 steps (inconsistent adjacency)
 RAY_OFF_MESH = 3  # `surface_raycasts` only: the start is on no polygon, nothing was walked
+SLID_CLEAR = 0  # `surface_slides`: the move was walkable (or too short to walk)
+SLID_WALL = 1  # `surface_slides`: a wall stopped the move (it slid along it, or stayed at the stop)
+SLID_OFF_MESH = 2  # `surface_slides`: the start is on no polygon
 
 
 def neighbor_table(mesh: NavMesh) -> np.ndarray:
@@ -209,6 +212,122 @@ def surface_raycasts(
 
 
 @njit(cache=True)
+def _walk_from(
+    grid: np.ndarray,
+    starts: np.ndarray,
+    items: np.ndarray,
+    origin_x: float,
+    origin_y: float,
+    size: float,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    neighbors: np.ndarray,
+    eps: float,
+    tolerance: float,
+    sx: float,
+    sy: float,
+    sz: float,
+    ex: float,
+    ey: float,
+    found: np.ndarray,
+    gaps: np.ndarray,
+    visited: np.ndarray,
+) -> tuple[int, float, int, int]:
+    """One surface raycast from (sx, sy, sz) toward (ex, ey) [m] as `surface_raycasts` runs it: (status,
+    fraction, last polygon, wall edge); RAY_OFF_MESH when the start is on no polygon."""
+    n = polygons_at(
+        grid, starts, items, origin_x, origin_y, size, edges, planes, sx, sy, sz, tolerance, found, gaps
+    )
+    if n == 0:
+        return RAY_OFF_MESH, 0.0, -1, -1
+    code, t, p, edge, _ = surface_raycast(edges, neighbors, eps, found[0], sx, sy, ex, ey, visited)
+    return code, t, p, edge
+
+
+@njit(cache=True)
+def surface_slides(
+    grid: np.ndarray,
+    starts: np.ndarray,
+    items: np.ndarray,
+    origin_x: float,
+    origin_y: float,
+    size: float,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    neighbors: np.ndarray,
+    eps: float,
+    tolerance: float,
+    move_starts: np.ndarray,
+    move_ends: np.ndarray,
+    back: float,
+    found: np.ndarray,
+    gaps: np.ndarray,
+    visited: np.ndarray,
+    out: np.ndarray,
+    flags: np.ndarray,
+) -> int:
+    """Row k walks from `move_starts[k]` toward `move_ends[k]` (k, 3) [m] on the surface; a wall stops it
+    `back` [m] short of the hit, from where it slides along the wall by the rest of the move projected on
+    the wall (one more walk: its end if clear, else the stop). `agent.move_on_surface` for k rows (without
+    its snap). Writes `out[k]` (where the row ends [m], at its polygon's height) and `flags[k]`: SLID_CLEAR
+    (0), SLID_WALL (1: a wall stopped the first walk), SLID_OFF_MESH (2: the start is on no polygon; out =
+    start). A move shorter than 1e-12 m keeps its start (flag 0). Returns `surface_raycasts`' codes: -1
+    done, -2 / -3 a bad start / end coordinate, else the first row whose walk got lost."""
+    for k in range(move_starts.shape[0]):
+        if not (_coordinates_ok(move_starts, k)):
+            return -2
+        if not (_coordinates_ok(move_ends, k)):
+            return -3
+    lost = -1
+    for k in range(move_starts.shape[0]):
+        sx, sy, sz = move_starts[k, 0], move_starts[k, 1], move_starts[k, 2]
+        ex, ey, ez = move_ends[k, 0], move_ends[k, 1], move_ends[k, 2]
+        out[k, 0], out[k, 1], out[k, 2] = sx, sy, sz
+        flags[k] = SLID_CLEAR
+        length = math.hypot(ex - sx, ey - sy)
+        if length < 1e-12:
+            continue
+        code, t, p, edge = _walk_from(
+            grid, starts, items, origin_x, origin_y, size, edges, planes, neighbors, eps, tolerance,
+            sx, sy, sz, ex, ey, found, gaps, visited,
+        )  # fmt: skip
+        if code == RAY_OFF_MESH:
+            flags[k] = SLID_OFF_MESH
+            continue
+        if code == RAY_LOST:
+            lost = k if lost < 0 else lost
+            continue
+        if code == RAY_CLEAR:
+            out[k, 0], out[k, 1] = ex, ey
+            out[k, 2] = planes[p, 0] * ex + planes[p, 1] * ey + planes[p, 2]
+            continue
+        flags[k] = SLID_WALL
+        hx, hy = sx + t * (ex - sx), sy + t * (ey - sy)
+        hz = planes[p, 0] * hx + planes[p, 1] * hy + planes[p, 2]
+        wx, wy = edges[2, p, edge], edges[3, p, edge]
+        w = math.hypot(wx, wy)
+        nx, ny = -wy / w, wx / w  # the wall's normal, back into the mesh
+        scale = back / max(length, 1e-12)
+        qx, qy, qz = hx - (ex - sx) * scale, hy - (ey - sy) * scale, hz - (ez - sz) * scale  # the stop
+        rx, ry = ex - hx, ey - hy
+        along = rx * nx + ry * ny
+        tx, ty = qx + rx - nx * along, qy + ry - ny * along  # the stop plus the rest along the wall
+        code2, _, p2, _ = _walk_from(
+            grid, starts, items, origin_x, origin_y, size, edges, planes, neighbors, eps, tolerance,
+            qx, qy, qz, tx, ty, found, gaps, visited,
+        )  # fmt: skip
+        if code2 == RAY_CLEAR:
+            out[k, 0], out[k, 1] = tx, ty
+            out[k, 2] = planes[p2, 0] * tx + planes[p2, 1] * ty + planes[p2, 2]
+        elif code2 == RAY_WALL:
+            out[k, 0], out[k, 1], out[k, 2] = qx, qy, qz
+        elif code2 == RAY_LOST:
+            lost = k if lost < 0 else lost
+        # (a stop on no polygon keeps the start, as `move_on_surface` does)
+    return lost
+
+
+@njit(cache=True)
 def _coordinates_ok(points: np.ndarray, k: int) -> bool:
     """Row k of `points` (k, 3) [m]: |x|, |y| <= COORDINATE_LIMIT (False for NaN), |z| too or z NaN."""
     z = points[k, 2]
@@ -247,5 +366,9 @@ def warm_up() -> None:
     surface_raycasts(
         grid, starts, items, 0.0, 0.0, 2.0, edges, planes, neighbors, 1e-9, 1.0, rays, rays + 1.0, found,
         gaps, visited, one, f, one.copy(), one.copy(),
+    )  # fmt: skip
+    surface_slides(
+        grid, starts, items, 0.0, 0.0, 2.0, edges, planes, neighbors, 1e-9, 1.0, rays, rays + 1.0, 1e-4,
+        found, gaps, visited, np.zeros((1, 3)), one.copy(),
     )  # fmt: skip
     _WARM.append(True)

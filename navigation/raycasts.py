@@ -16,7 +16,15 @@ import numpy as np
 
 from navigation import arguments
 from navigation.errors import NavMeshError
-from navigation.mesh_kernels import RAY_CLEAR, RAY_LOST, RAY_WALL, surface_raycasts
+from navigation.mesh_kernels import (
+    RAY_CLEAR,
+    RAY_LOST,
+    RAY_WALL,
+    SLID_OFF_MESH,
+    SLID_WALL,
+    surface_raycasts,
+    surface_slides,
+)
 
 if TYPE_CHECKING:
     from navigation.query import NavMeshQuery, QueryStatus, RaycastHit
@@ -172,8 +180,8 @@ def slide_many(
     query: NavMeshQuery, starts: np.ndarray, targets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Walk row i from `starts[i]` toward `targets[i]` (k, 3) [m] on the mesh, stopping just short of a wall
-    and sliding along it: `agent.move_on_surface` for k rows in two `raycast_many` calls (the walks, then
-    the slides of the rows a wall stopped).
+    and sliding along it: `agent.move_on_surface` for k rows in one compiled call
+    (`mesh_kernels.surface_slides`: the walk, then the slide of a row a wall stopped).
 
     Returns:
         ((k, 3) where each row ends [m], on the mesh at its polygon's height; (k,) bool: the start is on
@@ -184,29 +192,19 @@ def slide_many(
     """
     s = ray_points(starts, "starts")
     t = ray_points(targets, "targets", len(s))
-    if not (np.isfinite(s[:, :2]).all() and np.isfinite(t[:, :2]).all()):
+    k = len(s)
+    out, flags = np.empty((k, 3)), np.empty(k, dtype=np.int64)
+    grid, cells, items = query._grid
+    lost = surface_slides(
+        grid, cells, items, float(query._origin[0]), float(query._origin[1]), query._bucket, query._edges,
+        query._plane_rows, query._neighbors, query._eps, query.height_tolerance, s, t, SLIDE_BACK,
+        query._found, query._gaps, query._visited, out, flags,
+    )  # fmt: skip
+    if lost < -1:
+        name, values = ("starts", starts) if lost == -2 else ("targets", targets)
         raise NavMeshError(
-            f"slide_many needs finite x and y in starts and targets, got {arguments.shown(starts)}"
+            f"{_wrong(name)}, finite, with |x|, |y|, |z| <= 1e9, got {arguments.shown(values)}"
         )
-    out = s.copy()
-    moved = np.hypot(t[:, 0] - s[:, 0], t[:, 1] - s[:, 1]) >= 1e-12
-    rows = np.flatnonzero(moved)
-    hit = raycast_many(query, s[rows], t[rows])
-    valid = np.ones(len(s), dtype=bool)
-    valid[rows] = hit.status != INVALID
-    clear = hit.status == SUCCESS
-    out[rows[clear]] = hit.point[clear]
-    wall = np.flatnonzero(hit.status == PARTIAL)
-    walled = np.zeros(len(s), dtype=bool)
-    walled[rows[wall]] = True
-    if wall.size:
-        r, p, n = rows[wall], hit.point[wall], hit.normal[wall]
-        d = t[r] - s[r]
-        length = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)
-        stop = p - d / length[:, None] * SLIDE_BACK
-        rest = t[r] - p
-        tangent = rest - n * np.einsum("ij,ij->i", rest, n)[:, None]
-        slide = raycast_many(query, stop, stop + tangent)
-        ok = slide.status == SUCCESS
-        out[r] = np.where(ok[:, None], slide.point, np.where((slide.status == PARTIAL)[:, None], stop, s[r]))
-    return out, valid, walled
+    if lost >= 0:
+        raise NavMeshError("surface walk did not terminate: the mesh adjacency is inconsistent")
+    return out, flags != SLID_OFF_MESH, flags == SLID_WALL

@@ -143,6 +143,7 @@ class World:
         self._kinematic: dict[int, int] = {}  # kinematic capsule -> its row (placed by code, never read)
         self._dynamic: list[int] = []  # the tracked bodies a step moves, read back after it
         self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
+        self._kinematic_rows = np.zeros(0, dtype=bool)  # per pose-cache row: a kinematic capsule
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
         self._poses = self._read_poses()
 
@@ -287,6 +288,7 @@ class World:
         self._dynamic_rows = np.array(
             [r for r, b in enumerate(self._tracked) if b not in self._kinematic], dtype=np.int64
         )
+        self._kinematic_rows = np.array([b in self._kinematic for b in self._tracked], dtype=bool)
         calls, n = self.pybullet_calls, len(out)
         calls["createCollisionShape"] += 1
         calls["createMultiBody"] += n
@@ -319,23 +321,27 @@ class World:
         deque(map(pb.resetBaseVelocity, ids, v.tolist(), repeat(_STILL, n), repeat(self._cid, n)), maxlen=0)
         self.pybullet_calls["resetBaseVelocity"] += n
 
-    def place_kinematic(self, bodies: list[int], rows: np.ndarray, centers: np.ndarray, dt: float) -> None:
-        """Move kinematic capsules `bodies` (pose-cache rows `rows`) to `centers` (n, 3) [m] at once (one
+    def place_kinematic(self, rows: np.ndarray, centers: np.ndarray, dt: float) -> None:
+        """Move the kinematic capsules of pose-cache rows `rows` (n,) to `centers` (n, 3) [m] at once (one
         raw teleport each, about 5 us with the broadphase update); the cache gets the new positions and,
-        as velocities, the moves over `dt` [s]. Orientations are kept (capsules are symmetric about Z)."""
+        as velocities, the moves over `dt` [s, > 0]. Orientations are kept (capsules are symmetric about Z).
+
+        Raises:
+            WorldError: centres not (n, 3) finite numbers, a row that is not a kinematic capsule's.
+        """
         c = np.asarray(centers, dtype=np.float64)
-        n = len(bodies)
+        r = np.asarray(rows, dtype=np.int64)
+        n = len(r)
         if c.shape != (n, 3) or not np.isfinite(c).all():
             raise WorldError(f"place_kinematic needs ({n}, 3) finite centres, got shape {c.shape}")
-        if not all(b in self._kinematic for b in bodies):
-            raise WorldError("place_kinematic moves kinematic capsules (add_capsules(kinematic=True)) only")
         p = self._poses
-        p.velocities[rows] = (c - p.positions[rows]) / dt
-        p.positions[rows] = c
-        orn = p.orientations[rows].tolist()
-        deque(
-            map(pb.resetBasePositionAndOrientation, bodies, c.tolist(), orn, repeat(self._cid, n)), maxlen=0
-        )
+        if n and not (r.min() >= 0 and r.max() < len(p.bodies) and self._kinematic_rows[r].all()):
+            raise WorldError("place_kinematic moves kinematic capsules (add_capsules(kinematic=True)) only")
+        p.velocities[r] = (c - p.positions[r]) / dt
+        p.positions[r] = c
+        orn = p.orientations[r].tolist()
+        ids = p.bodies[r].tolist()
+        deque(map(pb.resetBasePositionAndOrientation, ids, c.tolist(), orn, repeat(self._cid, n)), maxlen=0)
         self.pybullet_calls["resetBasePositionAndOrientation"] += n
 
     def teleport(self, body: int, center: Iterable[float]) -> None:

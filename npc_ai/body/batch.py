@@ -31,7 +31,6 @@ from navigation.agent import AgentSettings, nearest_on_mesh
 from navigation.agent_batch import AgentBatch
 from navigation.avoidance import AvoidanceSettings
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
-from navigation.raycasts import slide_many
 from npc_ai.animation import AnimatorSettings
 from npc_ai.animation.batch import AnimatorBatch
 from npc_ai.animation.feet import leg_chain
@@ -110,7 +109,7 @@ class LocomotionBatch:
         self._pose_rows = np.array([world.poses.index(int(b)) for b in self.bodies], dtype=np.int64)
         kernels.warm_up()  # compiled or loaded from the disk cache now, not in the first tick
         if self.kinematic:
-            kinematic_bodies.warm_up()
+            kinematic_bodies.warm_up(query)
         anim = animator if animator is not None else AnimatorSettings(lazy_pose=True)
         self.animators = AnimatorBatch(n, settings=anim)
         self.yaw = np.asarray(yaws, dtype=np.float64).copy()
@@ -262,29 +261,17 @@ class LocomotionBatch:
 
     def _place(self, velocity: np.ndarray, dt: float) -> None:
         """Move the kinematic bodies by `velocity` (n, 3) [m/s] over `dt` [s]: apart, then along the
-        navmesh; while a wall stops some, again with those pinned, so the others make room
-        (`npc_ai.body.kinematic`)."""
-        k, pos = kinematic_bodies, self._pos  # feet, as `kernels.begin` read them this tick
+        navmesh, in one compiled call (`npc_ai.body.kinematic.place`)."""
+        pos = self._pos  # feet, as `kernels.begin` read them this tick
         target = pos[:, :2] + velocity[:, :2] * dt
-        k.separate(target, self.radius, *self.solid, k.SWEEPS, np.zeros(self.n, dtype=bool))
-        feet, on_mesh, walled = slide_many(self.query, pos, np.column_stack([target, pos[:, 2]]))
-        pinned = walled
-        for _ in range(k.ROUNDS - 1):  # bodies a wall stopped stay; the others make room
-            if not walled.any():
-                break
-            target = feet[:, :2].copy()
-            if not k.separate(target, self.radius, *self.solid, k.SWEEPS, pinned):
-                break
-            feet, again, walled = slide_many(self.query, feet, np.column_stack([target, feet[:, 2]]))
-            on_mesh &= again
-            pinned = pinned | walled
-        for i in np.flatnonzero(~on_mesh).tolist():  # off the mesh (a warp, a shove): back on, or stay
-            found = nearest_on_mesh(
-                self.query, pos[i], "body position", self.agents._settings[i].snap_distance
-            )
-            feet[i] = pos[i] if found is None else found
+        feet, on_mesh = kinematic_bodies.place(self.query, pos, target, self.radius, *self.solid)
+        if not on_mesh.all():
+            for i in np.flatnonzero(~on_mesh).tolist():  # off the mesh (a warp, a shove): back on, or stay
+                snap = self.agents._settings[i].snap_distance
+                found = nearest_on_mesh(self.query, pos[i], "body position", snap)
+                feet[i] = pos[i] if found is None else found
         feet[:, 2] += self.height / 2
-        self.world.place_kinematic(self._body_list, self._pose_rows, feet, dt)
+        self.world.place_kinematic(self._pose_rows, feet, dt)
 
     def after_physics(self) -> None:
         """Agents without a path ride along with their bodies; the drift limit acts on the others (a shove

@@ -26,6 +26,17 @@ import math
 import numpy as np
 from numba import njit
 
+from navigation.errors import NavMeshError
+from navigation.kernel_cache import forget_stale_kernels
+from navigation.mesh_kernels import SLID_OFF_MESH, SLID_WALL, surface_slides
+from navigation.query import NavMeshQuery
+from navigation.raycasts import SLIDE_BACK
+
+# compiled into `place_rows`: the surface walks of navigation.mesh_kernels (and what they call)
+forget_stale_kernels(
+    __file__, ("navigation.mesh_kernels", "navigation.agent_kernels", "navigation.arguments")
+)
+
 GOLDEN = 2.399963229728653  # [rad] the golden angle: directions that coincident circles part along
 ROUNDS = 3  # separate-then-walk rounds per tick at most (later rounds pin the bodies a wall stopped)
 SWEEPS = 8  # Gauss-Seidel sweeps of `separate` per tick at most (Detour's crowd runs 4 Jacobi ones)
@@ -135,7 +146,121 @@ def separate(
     return left
 
 
-def warm_up() -> None:
-    """Compile `separate` now (or load it from the disk cache), not in the first tick."""
+@njit(cache=True)
+def place_rows(
+    feet: np.ndarray,
+    target: np.ndarray,
+    radius: float,
+    others: np.ndarray,
+    other_radii: np.ndarray,
+    sweeps: int,
+    rounds: int,
+    grid: np.ndarray,
+    cells: np.ndarray,
+    items: np.ndarray,
+    origin_x: float,
+    origin_y: float,
+    size: float,
+    edges: np.ndarray,
+    planes: np.ndarray,
+    neighbors: np.ndarray,
+    eps: float,
+    tolerance: float,
+    back: float,
+    found: np.ndarray,
+    gaps: np.ndarray,
+    visited: np.ndarray,
+    out: np.ndarray,
+    on_mesh: np.ndarray,
+) -> int:
+    """Where each body ends this tick (the module doc's steps 2 and 3, in one call): `target` (n, 2) [m],
+    pushed apart in place (`separate`), walked to on the surface from `feet` (n, 3) [m] (`surface_slides`);
+    while a wall stopped some and others still overlap (at most `rounds` rounds), the bodies a wall
+    stopped are pinned and the rest are separated and walked again. Writes `out` (n, 3) [m] and
+    `on_mesh` (n,) (False: the start was on no polygon; out = the start). Returns `surface_slides`' code
+    (-1: done)."""
+    n = feet.shape[0]
+    pinned = np.zeros(n, dtype=np.bool_)
+    flags = np.zeros(n, dtype=np.int64)
+    start = feet.copy()
+    ends = np.empty((n, 3))
+    on_mesh[:] = True
+    for r in range(rounds):
+        if r > 0:
+            walled = False
+            for i in range(n):
+                if flags[i] == SLID_WALL:
+                    pinned[i] = True
+                    walled = True
+            if not walled:
+                break
+            for i in range(n):
+                target[i, 0], target[i, 1] = out[i, 0], out[i, 1]
+            start[:] = out
+        if separate(target, radius, others, other_radii, sweeps, pinned) == 0 and r > 0:
+            break
+        for i in range(n):
+            ends[i, 0], ends[i, 1], ends[i, 2] = target[i, 0], target[i, 1], start[i, 2]
+        code = surface_slides(
+            grid,
+            cells,
+            items,
+            origin_x,
+            origin_y,
+            size,
+            edges,
+            planes,
+            neighbors,
+            eps,
+            tolerance,
+            start,
+            ends,
+            back,
+            found,
+            gaps,
+            visited,
+            out,
+            flags,
+        )
+        if code != -1:
+            return code
+        for i in range(n):
+            if flags[i] == SLID_OFF_MESH:
+                on_mesh[i] = False
+    return -1
+
+
+def place(
+    query: NavMeshQuery,
+    feet: np.ndarray,
+    target: np.ndarray,
+    radius: float,
+    others: np.ndarray,
+    other_radii: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`place_rows` on `query`'s mesh with `SWEEPS` and `ROUNDS`: ((n, 3) where the bodies end [m], (n,)
+    bool: the start was on the mesh). `target` (n, 2) is overwritten."""
+    n = len(feet)
+    out, on_mesh = np.empty((n, 3)), np.empty(n, dtype=np.bool_)
+    grid, cells, items = query._grid
+    code = place_rows(
+        feet, target, radius, others, other_radii, SWEEPS, ROUNDS, grid, cells, items,
+        float(query._origin[0]), float(query._origin[1]), query._bucket, query._edges, query._plane_rows,
+        query._neighbors, query._eps, query.height_tolerance, SLIDE_BACK, query._found, query._gaps,
+        query._visited, out, on_mesh,
+    )  # fmt: skip
+    if code != -1:
+        raise NavMeshError(
+            "kinematic bodies need finite positions within the coordinate limit"
+            if code < -1
+            else "surface walk did not terminate: the mesh adjacency is inconsistent"
+        )
+    return out, on_mesh
+
+
+def warm_up(query: NavMeshQuery) -> None:
+    """Compile `separate` and `place_rows` now for `query`'s array types (or load them from the disk
+    cache), not in the first tick."""
     xy = np.array([[0.0, 0.0], [0.1, 0.0]])
     separate(xy, 0.3, np.zeros((1, 2)), np.ones(1), 1, np.zeros(2, dtype=np.bool_))
+    place(query, np.zeros((0, 3)), np.zeros((0, 2)), 0.3, np.zeros((1, 2)), np.ones(1))

@@ -361,7 +361,7 @@ class Simulation:
             body = None if player is None else player.body
             feed_crowd(crowd, self.behaviour.state, self.world, body, feet, self._player_radius)
         if self.locomotion.kinematic and player is not None:  # kinematic bodies keep out of the player
-            self.locomotion.solid = (player.position[None, :2], np.array([self._player_radius]))
+            self.locomotion.solid = (player.position[None, :2].copy(), np.array([self._player_radius]))
         self.locomotion.before_physics(dt)
         if self.player is not None:
             self.player.before_physics(dt)

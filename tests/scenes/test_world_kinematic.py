@@ -1,0 +1,46 @@
+"""Kinematic capsules: placed by code, never moved by a step, never read back, seen by rays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenes import World, WorldError, groups, load_scene
+
+
+@pytest.fixture
+def world():
+    with World(load_scene("arena")) as w:
+        yield w
+
+
+def test_placed_by_code_and_still_under_gravity(world: World) -> None:
+    kin = world.add_capsules(np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 0.0]]), kinematic=True)
+    dyn = world.add_capsule((6.0, 0.0, 0.5))
+    rows = np.array([world.poses.index(b) for b in kin])
+    world.place_kinematic(rows, np.array([[0.5, 0.0, 0.9], [3.0, 1.0, 0.9]]), 0.1)
+    np.testing.assert_allclose(world.poses.velocities[rows], [[5.0, 0.0, 0.0], [0.0, 10.0, 0.0]])
+    before = world.pybullet_calls["getBasePositionAndOrientation"]
+    for _ in range(30):
+        world.step()
+    assert world.pybullet_calls["getBasePositionAndOrientation"] - before == 30  # the dynamic one only
+    for b, want in zip(kin, ([0.5, 0.0, 0.9], [3.0, 1.0, 0.9]), strict=True):
+        np.testing.assert_allclose(world.client.getBasePositionAndOrientation(b)[0], want)  # gravity: no
+        np.testing.assert_allclose(world.poses.positions[world.poses.index(b)], want)
+    assert world.poses.positions[world.poses.index(dyn), 2] < 0.95  # the dynamic capsule fell to the floor
+    hits = world.ray_test(np.array([[0.5, -3.0, 1.0]]), np.array([[0.5, 3.0, 1.0]]), mask=groups.NPC)
+    assert hits.body[0] == kin[0]  # rays see the placed body at once
+
+
+def test_refuses_dynamic_rows_and_bad_centres(world: World) -> None:
+    dyn = world.add_capsule((6.0, 0.0, 0.0))
+    kin = world.add_capsules(np.zeros((1, 3)), kinematic=True)
+    row, krow = world.poses.index(dyn), world.poses.index(kin[0])
+    with pytest.raises(WorldError, match="kinematic capsules"):
+        world.place_kinematic(np.array([row]), np.zeros((1, 3)), 0.1)
+    with pytest.raises(WorldError, match="kinematic capsules"):
+        world.place_kinematic(np.array([99]), np.zeros((1, 3)), 0.1)
+    for bad in (np.zeros((2, 3)), np.full((1, 3), np.nan), np.zeros((1, 2))):
+        with pytest.raises(WorldError, match="finite centres"):
+            world.place_kinematic(np.array([krow]), bad, 0.1)
+    np.testing.assert_allclose(world.poses.positions[krow], [0.0, 0.0, 0.9])  # nothing was lost
