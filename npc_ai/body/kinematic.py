@@ -39,6 +39,8 @@ forget_stale_kernels(
 
 GOLDEN = 2.399963229728653  # [rad] the golden angle: directions that coincident circles part along
 ROUNDS = 3  # separate-then-walk rounds per tick at most (later rounds pin the bodies a wall stopped)
+PAIR_MARGIN = 0.1  # [m] `separate` lists the pairs closer than two radii plus this
+CONTACT = 0.01  # [m] circles closer than two radii plus this touch (`block`)
 SWEEPS = 8  # Gauss-Seidel sweeps of `separate` per tick at most (Detour's crowd runs 4 Jacobi ones)
 
 
@@ -68,6 +70,89 @@ def _hash(xy: np.ndarray, size: float, start: np.ndarray, items: np.ndarray, mas
 
 
 @njit(cache=True)
+def block(
+    xy: np.ndarray, target: np.ndarray, radius: float, others: np.ndarray, other_radii: np.ndarray
+) -> int:
+    """Stop each circle's move from `xy` (n, 2) toward `target` (n, 2) [m] (changed in place) from going
+    into circles it touches (closer than two radii plus `CONTACT` [m]) or into the fixed circles `others`:
+    the part of the move along each such contact's normal, toward the other circle, is removed (a contact
+    as a physics solver keeps it: the crowd stops a body that pushes into it; moving apart or sideways
+    stays free). Returns the contacts that removed something."""
+    n = xy.shape[0]
+    move = target - xy
+    pi, pj = _pair_list(xy, 2.0 * radius + CONTACT)
+    stopped = 0
+    for k in range(pi.shape[0]):
+        for i, j in ((pi[k], pj[k]), (pj[k], pi[k])):
+            ex, ey = xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]
+            d = math.hypot(ex, ey)
+            into = (move[i, 0] * ex + move[i, 1] * ey) / max(d, 1e-9)
+            if d >= 1e-9 and into > 0.0:
+                move[i, 0] -= into * ex / d
+                move[i, 1] -= into * ey / d
+                stopped += 1
+    for i in range(n):
+        for k in range(others.shape[0]):
+            ex, ey = others[k, 0] - xy[i, 0], others[k, 1] - xy[i, 1]
+            d = math.hypot(ex, ey)
+            if d >= radius + other_radii[k] + CONTACT or d < 1e-9:
+                continue
+            into = (move[i, 0] * ex + move[i, 1] * ey) / d
+            if into > 0.0:
+                move[i, 0] -= into * ex / d
+                move[i, 1] -= into * ey / d
+                stopped += 1
+        target[i, 0], target[i, 1] = xy[i, 0] + move[i, 0], xy[i, 1] + move[i, 1]
+    return stopped
+
+
+@njit(cache=True)
+def _near_pairs(xy: np.ndarray, reach: float, fill: bool, pi: np.ndarray, pj: np.ndarray) -> int:
+    """The pairs i < j of points (n, 2) [m] closer than `reach` [m], found on a spatial hash of cells
+    `reach` wide, in a fixed order; written to `pi`, `pj` when `fill`. Returns how many there are."""
+    n = xy.shape[0]
+    table = 1
+    while table < 2 * n:
+        table *= 2
+    mask = table - 1
+    start = np.zeros(table + 1, dtype=np.int64)
+    items = np.empty(n, dtype=np.int64)
+    seen = np.empty(9, dtype=np.int64)
+    _hash(xy, reach, start, items, mask)
+    count = 0
+    for i in range(n):
+        cx, cy = math.floor(xy[i, 0] / reach), math.floor(xy[i, 1] / reach)
+        buckets = 0
+        for dx in range(-1, 2):
+            for dy in range(-1, 2):
+                q = _bucket(cx + dx, cy + dy, mask)
+                dup = False
+                for u in range(buckets):
+                    dup = dup or seen[u] == q
+                if dup:
+                    continue  # two neighbour cells in one bucket: visit it once
+                seen[buckets] = q
+                buckets += 1
+                for b in range(start[q], start[q + 1]):
+                    j = items[b]
+                    if j > i and math.hypot(xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]) < reach:
+                        if fill:
+                            pi[count], pj[count] = i, j
+                        count += 1
+    return count
+
+
+@njit(cache=True)
+def _pair_list(xy: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """`_near_pairs` as two arrays (i, j)."""
+    none = np.empty(0, dtype=np.int64)
+    m = _near_pairs(xy, reach, False, none, none)
+    pi, pj = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    _near_pairs(xy, reach, True, pi, pj)
+    return pi, pj
+
+
+@njit(cache=True)
 def separate(
     xy: np.ndarray,
     radius: float,
@@ -80,56 +165,46 @@ def separate(
     (m, 2) with `other_radii` (m,) [m]: each sweep moves both circles of an overlapping pair apart by
     half the overlap, or the free one by all of it when the other is `pinned` (n,) bool (against a wall),
     and a free circle out of a fixed one by all of it, each push applied at once (Gauss-Seidel).
-    Neighbours come from a spatial hash of cells two radii wide. Coincident circles part along a
-    direction fixed by their indices. Returns the overlaps (deeper than 1 mm) the last sweep found."""
+    The sweeps run over a list of the pairs closer than two radii plus `PAIR_MARGIN` (a spatial hash
+    finds them), made again when a circle has moved half the margin since (so no pair is missed: a
+    Verlet list). Coincident circles part along a direction fixed by their indices. Returns the
+    overlaps (deeper than 1 mm) the last sweep found."""
     n = xy.shape[0]
     size = 2.0 * radius
-    table = 1
-    while table < 2 * n:
-        table *= 2
-    mask = table - 1
-    start = np.zeros(table + 1, dtype=np.int64)
-    items = np.empty(n, dtype=np.int64)
-    seen = np.empty(9, dtype=np.int64)
+    anchor = xy.copy()
+    pi, pj = _pair_list(xy, size + PAIR_MARGIN)
     left = 0
     for _ in range(sweeps):
-        _hash(xy, size, start, items, mask)
-        left = 0
+        drift = 0.0
         for i in range(n):
-            cx, cy = math.floor(xy[i, 0] / size), math.floor(xy[i, 1] / size)
-            buckets = 0
-            for dx in range(-1, 2):
-                for dy in range(-1, 2):
-                    q = _bucket(cx + dx, cy + dy, mask)
-                    dup = False
-                    for u in range(buckets):
-                        dup = dup or seen[u] == q
-                    if dup:
-                        continue  # two neighbour cells in one bucket: visit it once
-                    seen[buckets] = q
-                    buckets += 1
-                    for b in range(start[q], start[q + 1]):
-                        j = items[b]
-                        if j <= i:
-                            continue
-                        ex, ey = xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]
-                        d = math.hypot(ex, ey)
-                        gap = size - d
-                        if gap <= 0.0:
-                            continue
-                        if gap > 1e-3:
-                            left += 1
-                        if d < 1e-9:
-                            angle = GOLDEN * (i + 1) + 0.5 * j
-                            ex, ey, d = math.cos(angle), math.sin(angle), 1.0
-                        if pinned[i] and pinned[j]:
-                            continue
-                        share = 0.0 if pinned[i] else (1.0 if pinned[j] else 0.5)
-                        xy[i, 0] -= ex * share * gap / d
-                        xy[i, 1] -= ey * share * gap / d
-                        xy[j, 0] += ex * (1.0 - share) * gap / d
-                        xy[j, 1] += ey * (1.0 - share) * gap / d
-            for k in range(others.shape[0] if not pinned[i] else 0):
+            drift = max(drift, math.hypot(xy[i, 0] - anchor[i, 0], xy[i, 1] - anchor[i, 1]))
+        if drift > 0.5 * PAIR_MARGIN:
+            anchor[:] = xy
+            pi, pj = _pair_list(xy, size + PAIR_MARGIN)
+        left = 0
+        for k in range(pi.shape[0]):
+            i, j = pi[k], pj[k]
+            ex, ey = xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]
+            d = math.hypot(ex, ey)
+            gap = size - d
+            if gap <= 0.0:
+                continue
+            if gap > 1e-3:
+                left += 1
+            if d < 1e-9:
+                angle = GOLDEN * (i + 1) + 0.5 * j
+                ex, ey, d = math.cos(angle), math.sin(angle), 1.0
+            if pinned[i] and pinned[j]:
+                continue
+            share = 0.0 if pinned[i] else (1.0 if pinned[j] else 0.5)
+            xy[i, 0] -= ex * share * gap / d
+            xy[i, 1] -= ey * share * gap / d
+            xy[j, 0] += ex * (1.0 - share) * gap / d
+            xy[j, 1] += ey * (1.0 - share) * gap / d
+        for i in range(n if others.shape[0] else 0):
+            if pinned[i]:
+                continue
+            for k in range(others.shape[0]):
                 ex, ey = xy[i, 0] - others[k, 0], xy[i, 1] - others[k, 1]
                 d = math.hypot(ex, ey)
                 gap = radius + other_radii[k] - d
@@ -180,6 +255,10 @@ def place_rows(
     `on_mesh` (n,) (False: the start was on no polygon; out = the start). Returns `surface_slides`' code
     (-1: done)."""
     n = feet.shape[0]
+    flat = np.empty((n, 2))
+    for i in range(n):
+        flat[i, 0], flat[i, 1] = feet[i, 0], feet[i, 1]
+    block(flat, target, radius, others, other_radii)
     pinned = np.zeros(n, dtype=np.bool_)
     flags = np.zeros(n, dtype=np.int64)
     start = feet.copy()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npc_ai.body.kinematic import separate
+from npc_ai.body.kinematic import block, separate
 from npc_ai.sim import PlayerSettings, Simulation, SimulationError, SimulationSettings
 from scenes import groups, load_scene
 
@@ -67,6 +67,17 @@ def test_fixed_circles_push_out_and_pinned_partners_push_all() -> None:
     separate(xy, 0.35, np.array([[-0.5, 0.0], [5.0, 0.0]]), np.array([0.4, 0.4]), 1, np.array([False, True]))
     assert xy[0, 0] == pytest.approx(0.25)  # out of the fixed circle (0.75 from its centre)
     np.testing.assert_array_equal(xy[1], [5.0, 0.0])  # pinned: even a fixed circle does not move it
+
+
+def test_block_stops_moves_into_touching_circles_only() -> None:
+    xy = np.array([[0.0, 0.0], [0.705, 0.0], [5.0, 0.0], [9.0, 0.0]])
+    target = xy + [[0.1, 0.1], [0.1, 0.0], [0.1, 0.0], [-0.1, 0.0]]
+    stopped = block(xy, target, 0.35, np.array([[8.0, 0.0]]), np.array([0.6]))
+    np.testing.assert_allclose(target[0], [0.0, 0.1])  # into its touching neighbour: only the side step
+    np.testing.assert_allclose(target[1], [0.805, 0.0])  # away from it: free
+    np.testing.assert_allclose(target[2], [5.1, 0.0])  # touches nothing
+    np.testing.assert_allclose(target[3], [9.0, 0.0])  # into the fixed circle (0.95 m apart): stopped
+    assert stopped == 2
 
 
 def run(bodies: str, seconds: float, npcs: int = 12) -> tuple[Simulation, dict[str, float]]:
