@@ -63,6 +63,10 @@ REPLAN_DISTANCE = 0.5
 """[m] A new destination closer than this to the current one keeps the current path (no re-plan). An ally's
 sightings update a chaser's goal several times a second by a few centimetres; re-planning each time was
 most of the decide phase of a crowd that chases."""
+REPLAN_SHARE = 0.2
+"""A new destination closer to the current one than this share of the distance to it [0..1] keeps the
+path too (a goal 10 m away moves 2 m before a re-plan; the rule runs every tick, so the path is re-planned
+as the chaser closes in)."""
 PLAN = 3  # a new destination: plan a path to plan_goal at plan_speed, run again
 NEXT_WAYPOINT = 4  # Patrol: arrived (or no path): go on to the next waypoint (the row's tick ends there)
 
@@ -110,14 +114,17 @@ def _walk(
 
 @njit(cache=True)
 def _needs_plan(
-    i: int, goal_x: float, goal_y: float, goal_z: float, speed: float, goal: A, goal_speed: A
+    i: int, goal_x: float, goal_y: float, goal_z: float, speed: float, goal: A, goal_speed: A, positions: A
 ) -> bool:
     """Whether row i's top speed differs from the one its legs were given, or its destination lies
-    `REPLAN_DISTANCE` or more from theirs (a chased target that moved a little keeps the path)."""
+    `REPLAN_DISTANCE` or `REPLAN_SHARE` of the way to it (whichever is more) from theirs: a chased target
+    that moved a little keeps the path, and the closer the chaser, the smaller a move that re-plans."""
     if goal_speed[i] != speed:
         return True
     dx, dy, dz = goal[i, 0] - goal_x, goal[i, 1] - goal_y, goal[i, 2] - goal_z
-    return not (dx * dx + dy * dy + dz * dz < REPLAN_DISTANCE * REPLAN_DISTANCE)
+    far = math.hypot(goal_x - positions[i, 0], goal_y - positions[i, 1])
+    tolerance = max(REPLAN_DISTANCE, REPLAN_SHARE * far)
+    return not (dx * dx + dy * dy + dz * dz < tolerance * tolerance)
 
 
 @njit(cache=True)
@@ -250,7 +257,7 @@ def decide_rows(
             elif code == PATROL:
                 g = route_points[i, waypoint[i]]
                 speed = walk_speed[i]
-                if _needs_plan(i, g[0], g[1], g[2], speed, goal, goal_speed):
+                if _needs_plan(i, g[0], g[1], g[2], speed, goal, goal_speed, positions):
                     s = PLAN
                     plan_goal[i] = g
                     plan_speed[i] = speed
@@ -291,7 +298,7 @@ def decide_rows(
                 gx, gy, gz = pursuit_goal[i, 0], pursuit_goal[i, 1], pursuit_goal[i, 2]
                 if has_memory[i]:  # newer news (an alert, a noise) moves the goal
                     gx, gy, gz = memory_position[i, 0], memory_position[i, 1], memory_position[i, 2]
-                if _needs_plan(i, gx, gy, gz, speed, goal, goal_speed):
+                if _needs_plan(i, gx, gy, gz, speed, goal, goal_speed, positions):
                     s = PLAN
                     plan_goal[i, 0], plan_goal[i, 1], plan_goal[i, 2] = gx, gy, gz
                     plan_speed[i] = speed
