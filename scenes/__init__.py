@@ -25,7 +25,8 @@ from scenes.loader import (
 from scenes.model import Asset, Box, Floor, NavmeshSpec, NpcSpawn, Platform, PlayerSpawn, Ramp, Scene, Stairs
 from scenes.poses import PoseCache
 from scenes.raycast import RayHits
-from scenes.world import World, WorldSettings
+from scenes.settings import WorldSettings
+from scenes.world import World
 
 __all__ = [
     "BUILTIN_SCENES",

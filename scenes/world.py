@@ -14,10 +14,8 @@ Building the level (`scenes.build`) and PyBullet's math helpers (`getQuaternionF
 from __future__ import annotations
 
 import hashlib
-import math
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import repeat
 
 import numpy as np
@@ -28,55 +26,22 @@ from scenes._bullet import pybullet as pb
 from scenes.boxcast import (
     BoxCastHit,
     BoxCastHits,
+    Capsules,
     as_point,
     box_shape,
-    candidates,
     cast_rows,
-    sweep,
     sweep_rows,
 )
 from scenes.build import build_static
-from scenes.errors import WorldError, WorldSettingsError
+from scenes.errors import WorldError
 from scenes.events import EventLog
 from scenes.model import Scene
 from scenes.poses import PoseCache
 from scenes.raycast import RayHits, hidden_from_rays, ray_test
+from scenes.settings import WorldSettings
 
 _HUGE_INERTIA = 1e9  # [kg m^2] about x and y, so capsules stay upright without resets
 _STILL = (0.0, 0.0, 0.0)  # [rad/s] the angular velocity `set_velocities` gives
-
-
-@dataclass(frozen=True)
-class WorldSettings:
-    """How a world steps.
-
-    Attributes:
-        dt: fixed tick length [s, 0 < dt <= 0.1]; 1/60 by default.
-        substeps: physics steps per tick [1..32]; each is dt / substeps long.
-        ray_threads: PyBullet ray-test threads (0 = all cores) [>= 0]; results do not depend on it.
-        visuals: create visual shapes (needed for GUI and rendered frames); None = only with GUI.
-        max_penetration: how deep [m, >= 0] a capsule (`add_capsule`) may be inside static geometry
-            after a tick: capsules deeper than half of it (a crowd pushing a body into a wall) are moved
-            out to half of it and lose the inward part of their velocity (`scenes.depenetration`);
-            None: never moved.
-    """
-
-    dt: float = 1.0 / 60.0
-    substeps: int = 1
-    ray_threads: int = 1
-    visuals: bool | None = None
-    max_penetration: float | None = 0.02
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.dt, int | float) and math.isfinite(self.dt) and 0 < self.dt <= 0.1):
-            raise WorldSettingsError(f"dt must be a tick length in (0, 0.1] seconds, got {self.dt!r}")
-        if not (isinstance(self.substeps, int) and 1 <= self.substeps <= 32):
-            raise WorldSettingsError(f"substeps must be an integer in 1..32, got {self.substeps!r}")
-        if not (isinstance(self.ray_threads, int) and self.ray_threads >= 0):
-            raise WorldSettingsError(f"ray_threads must be an integer >= 0, got {self.ray_threads!r}")
-        m = self.max_penetration
-        if m is not None and not (isinstance(m, int | float) and math.isfinite(m) and m >= 0):
-            raise WorldSettingsError(f"max_penetration must be None or a number of metres >= 0, got {m!r}")
 
 
 class World:
@@ -144,6 +109,8 @@ class World:
         self._dynamic: list[int] = []  # the tracked bodies a step moves, read back after it
         self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
         self._kinematic_rows = np.zeros(0, dtype=bool)  # per pose-cache row: a kinematic capsule
+        self._capsule_dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
+        self._capsule_table: tuple[dict[int, int], np.ndarray, np.ndarray] | None = None
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
         self._poses = self._read_poses()
 
@@ -283,7 +250,12 @@ class World:
             self.groups[body] = group
             self._tracked.append(body)
             (self._kinematic if kinematic else self._capsules)[body] = len(self._tracked) - 1
+            self._capsule_dims[body] = (float(radius), float(height) / 2 - float(radius))
             out.append(body)
+        self._capsule_table = None  # rebuilt on the next cast
+        from scenes.capsule_casts import warm_up  # numba only once the world has capsules
+
+        warm_up()
         self._dynamic = [b for b in self._tracked if b not in self._kinematic]
         self._dynamic_rows = np.array(
             [r for r, b in enumerate(self._tracked) if b not in self._kinematic], dtype=np.int64
@@ -423,9 +395,17 @@ class World:
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
         want = -1 if mask is None else int(mask)
-        bodies, q = candidates(self._cid, h, s, e, float(yaw), set(ignore), self.groups, want)
-        self.pybullet_calls["getOverlappingObjects"] += 1
-        return sweep(self._cid, shape, q, s, e, bodies, calls=self.pybullet_calls)
+        rows = ([h], [s], [e], [float(yaw)], [tuple(ignore)])
+        hits = sweep_rows(
+            self._cid,
+            rows,
+            [shape],
+            self.groups,
+            want,
+            calls=self.pybullet_calls,
+            capsules=self._capsules_now(),
+        )
+        return hits.row(0)
 
     def box_casts(
         self,
@@ -454,7 +434,28 @@ class World:
         rows = cast_rows(half_extents, starts, ends, yaws, ignore)
         shapes = [self._cast_shape(h) for h in rows[0]]
         want = -1 if mask is None else int(mask)
-        return sweep_rows(self._cid, rows, shapes, self.groups, want, calls=self.pybullet_calls)
+        return sweep_rows(
+            self._cid,
+            rows,
+            shapes,
+            self.groups,
+            want,
+            calls=self.pybullet_calls,
+            capsules=self._capsules_now(),
+        )
+
+    def _capsules_now(self) -> Capsules | None:
+        """The tracked capsules at their current poses, for casts that meet them in closed form."""
+        if not self._capsule_dims:
+            return None
+        if self._capsule_table is None:
+            rows = {b: self._poses.index(b) for b in self._capsule_dims}
+            radius, half_segment = np.zeros(len(self._tracked)), np.zeros(len(self._tracked))
+            for b, (r, hh) in self._capsule_dims.items():
+                radius[rows[b]], half_segment[rows[b]] = r, hh
+            self._capsule_table = (rows, radius, half_segment)
+        rows, radius, half_segment = self._capsule_table
+        return Capsules(rows, self._poses.positions, radius, half_segment)
 
     def _cast_shape(self, h: tuple[float, ...]) -> int:
         """`_box_shape` of half extents h [m], its cache looked up without numpy first (by h, then by h
