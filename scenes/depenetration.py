@@ -70,6 +70,42 @@ def static_contacts(
     )
 
 
+FEW = 8
+"""With at most this many dynamic capsules (a player among kinematic NPCs), `depenetrate` asks for each
+capsule's closest points to each static body (`static_contacts_of`) instead of recomputing every contact
+of the world (`performCollisionDetection` also walks the pairs of the bodies that code places)."""
+
+
+def static_contacts_of(
+    client: Client,
+    bodies: Collection[int],
+    static: Collection[int],
+    keep: float,
+    *,
+    calls: Counter[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`static_contacts` for a few `bodies`: one `getClosestPoints(body, static body, 0)` per pair, at the
+    current poses (the same rule and order: by body id, then PyBullet's order)."""
+    ids: list[int] = []
+    normals: list[tuple[float, float, float]] = []
+    depths: list[float] = []
+    for body in sorted(bodies):
+        for other in static:
+            for c in client.getClosestPoints(body, other, 0.0) or ():
+                depth = -float(c[8])
+                if depth > keep:  # contactNormalOnB points from the static body toward this one
+                    ids.append(body)
+                    normals.append(c[7])
+                    depths.append(depth)
+    if calls is not None:
+        calls["getClosestPoints"] += len(bodies) * len(static)
+    return (
+        np.asarray(ids, dtype=np.int64),
+        np.asarray(normals, dtype=np.float64).reshape(-1, 3),
+        np.asarray(depths, dtype=np.float64),
+    )
+
+
 def displacement(normals: np.ndarray, depths: np.ndarray, keep: float) -> np.ndarray:
     """The move (3,) [m] that leaves each contact (unit normal toward the body, depth [m]) at most `keep`
     deep, found by projected Gauss-Seidel: each sweep pushes along every contact still too deep by what
@@ -112,7 +148,9 @@ def depenetrate(
     """Move every body of `rows` (body id -> row of `positions`, `velocities`, `orientations`) that is
     deeper than `keep` [m] in `static` geometry back out; update those arrays in place; return how many
     bodies moved. `calls`, when given, counts the PyBullet calls made (by kind, once per kind)."""
-    ids, normals, depths = static_contacts(client, rows, static, keep, calls=calls)
+    few = len(rows) <= FEW
+    find = static_contacts_of if few else static_contacts
+    ids, normals, depths = find(client, rows, static, keep, calls=calls)
     if not len(ids):
         return 0
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])

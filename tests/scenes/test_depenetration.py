@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scenes import World, WorldSettings, WorldSettingsError, parse_scene
-from scenes.depenetration import displacement, remove_inward
+from scenes.depenetration import displacement, remove_inward, static_contacts, static_contacts_of
 
 WALL = """
 [scene]
@@ -54,6 +54,22 @@ def test_with_the_pass_the_capsule_stays_within_half_the_limit() -> None:
     deepest, moved = _deepest_in_wall(0.02, bodies=12, speed=4.0)
     assert deepest <= 0.01 + 1e-6
     assert moved > 0
+
+
+def test_a_few_capsules_find_the_contacts_every_contact_gives() -> None:
+    """`static_contacts_of` (closest points of a few capsules) against `static_contacts` (every contact of
+    the world): the same bodies, normals and depths, deeper than `keep`, in the same order."""
+    with World(parse_scene(WALL), settings=WorldSettings(max_penetration=None)) as w:
+        inside = [FACE + RADIUS - d for d in (0.01, 0.05, 0.12)]
+        bodies = [w.add_capsule((x, 3.0 * k - 3.0, 0.0)) for k, x in enumerate(inside)]
+        bodies.append(w.add_capsule((8.0, 0.0, -0.05)))  # 5 cm into the floor
+        static = list(w.static_bodies)
+        a = static_contacts_of(w.client, bodies, static, 0.02)
+        b = static_contacts(w.client, bodies, static, 0.02)
+        np.testing.assert_array_equal(a[0], b[0])
+        assert sorted(a[0].tolist()) == sorted(bodies[1:])  # the 1 cm one is within keep
+        np.testing.assert_allclose(a[1], b[1], atol=1e-6)
+        np.testing.assert_allclose(a[2], b[2], atol=1e-6)
 
 
 def test_a_lone_capsule_against_a_wall_is_left_to_physics() -> None:

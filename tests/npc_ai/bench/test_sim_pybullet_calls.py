@@ -49,10 +49,22 @@ def test_the_depenetration_pass_is_counted() -> None:
         for _ in range(5):
             w.step()
         calls = w.pybullet_calls
-        assert calls["performCollisionDetection"] == 5 and calls["getContactPoints"] == 5
+        # three capsules (at most depenetration.FEW): their closest points to the level, not every contact
+        assert calls["getClosestPoints"] == 5 * 3 * len(w.static_bodies)
+        assert "performCollisionDetection" not in calls
         assert w.depenetrated >= 1
         assert calls["resetBasePositionAndOrientation"] == 1 + w.depenetrated  # the teleport, the passes
         assert calls["resetBaseVelocity"] == w.depenetrated
+
+
+def test_many_capsules_recompute_every_contact_once_a_tick() -> None:
+    with World(load_scene("arena")) as w:
+        w.add_capsules(np.column_stack([np.arange(12.0) - 6.0, np.zeros(12), np.zeros(12)]))
+        for _ in range(5):
+            w.step()
+        calls = w.pybullet_calls
+        assert calls["performCollisionDetection"] == 5 and calls["getContactPoints"] == 5
+        assert "getClosestPoints" not in calls
 
 
 def test_velocity_writes() -> None:
