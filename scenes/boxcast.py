@@ -367,6 +367,50 @@ def sweep_rows(
     )
 
 
+def sweep_one(
+    cid: int,
+    shape: int,
+    orientation: tuple[float, ...],
+    cast: tuple[tuple[float, ...], tuple[float, float, float], tuple[float, float, float], float],
+    bodies: Sequence[int],
+    capsules: Capsules,
+    *,
+    tolerance: float = 1e-6,
+    calls: Counter[str] | None = None,
+) -> BoxCastHit:
+    """One horizontal cast (half extents, start, end, yaw) whose candidates `bodies` include capsules:
+    those met in closed form, the others by `advance` (`World.box_cast`; `sweep_rows` does the same
+    per row)."""
+    half, start, end, turn = cast
+    found = capsules.rows
+    mine = [found[b] for b in bodies if b in found]
+    rest = [b for b in bodies if b not in found]
+    c, done, length, position, started, queries = advance(
+        cid, shape, orientation, start, end, rest, tolerance
+    )
+    if calls is not None:
+        calls["getClosestPoints"] += queries
+    table = np.array(
+        [
+            c is not None,
+            (done / length if length > 0.0 else 0.0) if c is not None else 1.0,
+            done,
+            *position,
+            *(_NAN3 if c is None else c[2]),
+            *(_ZERO3 if c is None else c[3]),
+            -1 if c is None else c[1],
+            started,
+        ],
+        dtype=np.float64,
+    ).reshape(1, 14)
+    rows = ([half], [start], [end], [turn], [()])
+    _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
+    return BoxCastHits(
+        table[:, 0] != 0.0, table[:, 1], table[:, 2], table[:, 3:6], table[:, 6:9], table[:, 9:12],
+        table[:, 12].astype(np.int64), table[:, 13] != 0.0,
+    ).row(0)  # fmt: skip
+
+
 def _meet_capsules(
     table: np.ndarray, rows: CastRows, capsules: Capsules, cast_of: np.ndarray, capsule_row: np.ndarray
 ) -> None:

@@ -29,7 +29,10 @@ from scenes.boxcast import (
     Capsules,
     as_point,
     box_shape,
+    candidates,
     cast_rows,
+    sweep,
+    sweep_one,
     sweep_rows,
 )
 from scenes.build import build_static
@@ -397,17 +400,12 @@ class World:
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
         want = -1 if mask is None else int(mask)
-        rows = ([h], [s], [e], [float(yaw)], [tuple(ignore)])
-        hits = sweep_rows(
-            self._cid,
-            rows,
-            [shape],
-            self.groups,
-            want,
-            calls=self.pybullet_calls,
-            capsules=self._capsules_now(),
-        )
-        return hits.row(0)
+        bodies, q = candidates(self._cid, h, s, e, float(yaw), set(ignore), self.groups, want)
+        self.pybullet_calls["getOverlappingObjects"] += 1
+        caps = self._capsules_now()
+        if caps is None or s[2] != e[2] or not any(b in caps.rows for b in bodies):
+            return sweep(self._cid, shape, q, s, e, bodies, calls=self.pybullet_calls)
+        return sweep_one(self._cid, shape, q, (h, s, e, float(yaw)), bodies, caps, calls=self.pybullet_calls)
 
     def box_casts(
         self,

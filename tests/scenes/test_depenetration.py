@@ -110,7 +110,7 @@ def test_a_corner_is_resolved_exactly(a: float, b: float, c: float, deep: list[f
     d = np.array(deep)
     move = displacement(normals, d, keep)
     left = d - normals @ move
-    assert (left <= keep + 1e-9).all()
+    assert (left <= keep + 1e-9 + 1e-12).all()  # `displacement` stops within 1e-9 (plus round-off)
     assert float(np.linalg.norm(move)) <= float(np.linalg.norm(np.maximum(d - keep, 0))) + 1e-9
 
 
