@@ -117,6 +117,7 @@ class CrowdBenchSettings:
         corridor_per_side: NPCs in each group of the corridor [>= 1, <= 20].
         chase_guards: guards converging on the player [>= 1, <= 10].
         seed: the simulations' seed. peer: run the pyrvo reference when installed.
+        bodies: the NPC bodies of the simulated scenarios (`SimulationSettings.bodies`).
     """
 
     circle_agents: int = 250
@@ -126,6 +127,7 @@ class CrowdBenchSettings:
     chase_guards: int = 10
     seed: int = 0
     peer: bool = True
+    bodies: str = "dynamic"
 
     def __post_init__(self) -> None:
         checks = (
@@ -144,13 +146,15 @@ class CrowdBenchSettings:
             raise BenchmarkSettingsError(f"circle_radius must be a finite number > 0 [m], got {r!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise BenchmarkSettingsError(f"seed must be an integer >= 0, got {self.seed!r}")
+        if self.bodies not in ("dynamic", "kinematic"):
+            raise BenchmarkSettingsError(f"bodies must be 'dynamic' or 'kinematic', got {self.bodies!r}")
 
     @classmethod
-    def quick(cls, seed: int = 0, peer: bool = True) -> CrowdBenchSettings:
+    def quick(cls, seed: int = 0, peer: bool = True, bodies: str = "dynamic") -> CrowdBenchSettings:
         """A smaller version of every scenario (about a minute in all)."""
         return cls(
             circle_agents=60, circle_radius=20.0, doorway_agents=12, corridor_per_side=6, chase_guards=4,
-            seed=seed, peer=peer,
+            seed=seed, peer=peer, bodies=bodies,
         )  # fmt: skip
 
 
@@ -271,7 +275,8 @@ def _plan(name: str, settings: CrowdBenchSettings) -> _Plan:
 
 
 def _simulation(plan: _Plan, starts: np.ndarray, goals: np.ndarray, seed: int,
-                avoidance: AvoidanceSettings | None, navmesh: NavMesh | None) -> Simulation:  # fmt: skip
+                avoidance: AvoidanceSettings | None, navmesh: NavMesh | None,
+                bodies: str = "dynamic") -> Simulation:  # fmt: skip
     spawns = []
     for i, (p, g) in enumerate(zip(starts, goals, strict=True)):
         yaw = math.degrees(math.atan2(g[1] - p[1], g[0] - p[0]))
@@ -284,7 +289,12 @@ def _simulation(plan: _Plan, starts: np.ndarray, goals: np.ndarray, seed: int,
         scene = scene.with_player(PlayerSpawn(position=plan.player, yaw_deg=180.0))
         player = PlayerSettings(mode="still")
     s = SimulationSettings(
-        npcs=len(spawns), player=player, trail_every=0, avoidance=avoidance, use_cache=navmesh is None
+        npcs=len(spawns),
+        player=player,
+        trail_every=0,
+        avoidance=avoidance,
+        use_cache=navmesh is None,
+        bodies=bodies,
     )
     return Simulation(scene, seed=seed, settings=s, navmesh=navmesh)
 
@@ -315,7 +325,7 @@ def _run_once(
 ) -> tuple[dict[str, Any], NavMesh]:
     """One simulation run of `plan`; returns its entry and the navmesh (reused by the second run)."""
     progress(f"{stage}: building the simulation", 0, None)
-    sim = _simulation(plan, plan.starts, plan.goals, settings.seed, avoidance, navmesh)
+    sim = _simulation(plan, plan.starts, plan.goals, settings.seed, avoidance, navmesh, settings.bodies)
     try:
         query = sim.query
         goals = _snap(query, plan.goals)  # reachable points on the navmesh

@@ -40,6 +40,7 @@ forget_stale_kernels(
 GOLDEN = 2.399963229728653  # [rad] the golden angle: directions that coincident circles part along
 ROUNDS = 3  # separate-then-walk rounds per tick at most (later rounds pin the bodies a wall stopped)
 PAIR_MARGIN = 0.1  # [m] `separate` lists the pairs closer than two radii plus this
+SIDESTEP = 0.5  # share of a move blocked by a touching body that `block` turns to the right of it
 CONTACT = 0.01  # [m] circles closer than two radii plus this touch (`block`)
 SWEEPS = 8  # Gauss-Seidel sweeps of `separate` per tick at most (Detour's crowd runs 4 Jacobi ones)
 
@@ -88,8 +89,10 @@ def block(
             d = math.hypot(ex, ey)
             into = (move[i, 0] * ex + move[i, 1] * ey) / max(d, 1e-9)
             if d >= 1e-9 and into > 0.0:
-                move[i, 0] -= into * ex / d
-                move[i, 1] -= into * ey / d
+                # keep the part along the contact, and turn a share of the blocked part to the right of
+                # the other body (both of a head-on pair step to their right and pass, as people do)
+                move[i, 0] += into * (-ex + SIDESTEP * ey) / d
+                move[i, 1] += into * (-ey - SIDESTEP * ex) / d
                 stopped += 1
     for i in range(n):
         for k in range(others.shape[0]):

@@ -24,6 +24,9 @@ def add_bench_crowd_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller version of every scenario")
     p.add_argument("--seed", type=cli_types.seed, default=0, help="simulation seed (default 0)")
     p.add_argument("--no-peer", action="store_true", help="do not run pyrvo (RVO2) even when installed")
+    from npc_ai.cli.sim import add_bodies_argument
+
+    add_bodies_argument(p)
     p.add_argument("--json", help='write {"scenarios": {NAME: {...}}} (.json)')
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -37,21 +40,24 @@ def cmd_bench_crowd(args: argparse.Namespace) -> int:
     names = check_scenarios(args.scenarios)
     peer = not args.no_peer
     settings = (
-        CrowdBenchSettings.quick(args.seed, peer)
+        CrowdBenchSettings.quick(args.seed, peer, args.bodies)
         if args.quick
-        else CrowdBenchSettings(seed=args.seed, peer=peer)
+        else CrowdBenchSettings(seed=args.seed, peer=peer, bodies=args.bodies)
     )
     t0 = time.perf_counter()
     with StderrProgress("crowd benchmark", quiet=args.quiet) as progress:
         report = run_crowd_benchmark(names, settings, progress=progress)
-    print(f"crowd benchmark{' (--quick)' if args.quick else ''}: {', '.join(names)}, seed {args.seed}")
+    print(
+        f"crowd benchmark{' (--quick)' if args.quick else ''}: {', '.join(names)}, seed {args.seed}, "
+        f"{args.bodies} bodies"
+    )
     for line in format_table(report):
         print(line)
     for line in done_when(report):
         print(line)
     print(f"ran in {time.perf_counter() - t0:.1f} s")
     if target is not None:
-        doc = report | {"quick": bool(args.quick), "seed": args.seed}
+        doc = report | {"quick": bool(args.quick), "seed": args.seed, "bodies": args.bodies}
         target.write_text(json.dumps(doc, indent=2, sort_keys=True), encoding="utf-8")
         print(f"wrote {target}")
     return 0

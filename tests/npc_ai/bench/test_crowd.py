@@ -62,11 +62,12 @@ def test_a_small_circle_gives_the_documented_json() -> None:
 
 
 def test_the_cli_writes_the_json_and_keeps_progress_on_stderr(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(crowd.CrowdBenchSettings, "quick", classmethod(lambda cls, seed, peer: SMALL))
+    monkeypatch.setattr(crowd.CrowdBenchSettings, "quick", classmethod(lambda cls, seed, peer, bodies: SMALL))
     out = tmp_path / "crowd.json"
     assert cmd_bench_crowd(_args("--scenarios", "circle", "--quick", "--no-peer", "--json", str(out))) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"scenarios", "quick", "seed"} and data["quick"] is True
+    assert set(data) == {"scenarios", "quick", "seed", "bodies"} and data["quick"] is True
+    assert data["bodies"] == "dynamic"
     _check_types(data["scenarios"]["circle"])
     text = capsys.readouterr()
     assert "circle" in text.out and "done when" in text.out and f"wrote {out}" in text.out
@@ -81,7 +82,10 @@ def test_bad_arguments_are_typed_errors(tmp_path: Path, capsys) -> None:
     with pytest.raises(BenchmarkSettingsError, match="twice"):
         check_scenarios(["chase", "chase"])
     assert check_scenarios(["chase", "circle"]) == ("circle", "chase")  # the benchmark's order
-    for bad in ({"doorway_agents": 3}, {"chase_guards": 11}, {"circle_radius": float("nan")}, {"seed": -1}):
+    for bad in (
+        {"doorway_agents": 3}, {"chase_guards": 11}, {"circle_radius": float("nan")}, {"seed": -1},
+        {"bodies": "ghost"},
+    ):  # fmt: skip
         with pytest.raises(BenchmarkSettingsError):
             CrowdBenchSettings(**bad)  # type: ignore[arg-type]
     with pytest.raises(BenchmarkSettingsError, match="CrowdBenchSettings"):

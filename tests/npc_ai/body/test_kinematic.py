@@ -73,7 +73,8 @@ def test_block_stops_moves_into_touching_circles_only() -> None:
     xy = np.array([[0.0, 0.0], [0.705, 0.0], [5.0, 0.0], [9.0, 0.0]])
     target = xy + [[0.1, 0.1], [0.1, 0.0], [0.1, 0.0], [-0.1, 0.0]]
     stopped = block(xy, target, 0.35, np.array([[8.0, 0.0]]), np.array([0.645]))
-    np.testing.assert_allclose(target[0], [0.0, 0.1], atol=1e-12)  # into its neighbour: only the side step
+    # into its neighbour (+x): that part is gone, half of it turned to the neighbour's right (-y)
+    np.testing.assert_allclose(target[0], [0.0, 0.1 - 0.5 * 0.1], atol=1e-12)
     np.testing.assert_allclose(target[1], [0.805, 0.0])  # away from it: free
     np.testing.assert_allclose(target[2], [5.1, 0.0])  # touches nothing
     np.testing.assert_allclose(target[3], [9.0, 0.0])  # into the fixed circle it touches: stopped
