@@ -45,7 +45,8 @@ class SyncSettings:
     Attributes:
         routes: number of seeded routes per scene when one scene is given [>= 1].
         min_route_m: shortest route accepted [m, > 0].
-        timeout_s: time limit per route [s, > 0]. seed: route and world seed [>= 0].
+        timeout_s: time limit per route [s, > 0], raised for a long route to twice its walking time at
+            its speed (a 37 m route at 1.2 m/s cannot end in 30 s). seed: route and world seed [>= 0].
         settle_s: recording goes on this long after arrival, so a stop that slides is counted [s, >= 0].
         modes: coupling modes to compare (names from `npc_ai.body.coupling.MODES`).
         taus: filter time constants swept for `root_motion` on the first scene [s, > 0]; empty to skip.
@@ -358,7 +359,7 @@ class _RouteTask:
             self.route,
             self.coupling,
             seed=s.seed + self.index,
-            timeout_s=s.timeout_s,
+            timeout_s=max(s.timeout_s, 2.0 * self.route.shortest_m / self.route.speed),
             settle_s=s.settle_s,
             shove=s.shove_every > 0 and self.index % s.shove_every == s.shove_every - 1,
         )
