@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     # levels and their navmeshes
     "Scene": "scenes.model",
     "World": "scenes.world",
-    "WorldSettings": "scenes.world",
+    "WorldSettings": "scenes.settings",
     "load_level": "npc_ai.levels.loading",
     "scene_navmesh": "npc_ai.levels.navmesh",
     "SceneNavmesh": "npc_ai.levels.navmesh",
@@ -95,4 +95,5 @@ if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSettings
     from scenes.errors import SceneError
     from scenes.model import Scene
-    from scenes.world import World, WorldSettings
+    from scenes.settings import WorldSettings
+    from scenes.world import World

@@ -403,7 +403,7 @@ def sweep_one(
         ],
         dtype=np.float64,
     ).reshape(1, 14)
-    rows = ([half], [start], [end], [turn], [()])
+    rows: CastRows = ([half], [start], [end], [turn], [()])
     _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
     return BoxCastHits(
         table[:, 0] != 0.0, table[:, 1], table[:, 2], table[:, 3:6], table[:, 6:9], table[:, 9:12],
