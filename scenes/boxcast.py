@@ -336,8 +336,20 @@ def sweep_rows(
     if calls is not None:
         calls["getOverlappingObjects"] += len(out)
         calls["getClosestPoints"] += sum(r[5] for r in out)
-    # one float row per cast (ids and flags are small integers: exact), converted once
-    table = np.array(
+    table = _table(out)
+    if pair_cast and capsules is not None:
+        _meet_capsules(table, rows, capsules, np.array(pair_cast, dtype=np.int64), np.array(pair_row))
+    return _hits(table)
+
+
+Advance = tuple[Contact | None, float, float, tuple[float, float, float], bool, int]
+"""What `advance` returns: (the touch or None, travel done [m], length [m], stop [m], started, queries)."""
+
+
+def _table(out: Sequence[Advance]) -> np.ndarray:
+    """One float row of 14 per `advance` result (ids and flags are small integers: exact), converted once:
+    hit, fraction, distance, position (3), point (3), normal (3), body, started."""
+    return np.array(
         [
             (
                 c is not None,
@@ -353,8 +365,10 @@ def sweep_rows(
         ],
         dtype=np.float64,
     ).reshape(len(out), 14)
-    if pair_cast and capsules is not None:
-        _meet_capsules(table, rows, capsules, np.array(pair_cast, dtype=np.int64), np.array(pair_row))
+
+
+def _hits(table: np.ndarray) -> BoxCastHits:
+    """`_table`'s rows as `BoxCastHits`."""
     return BoxCastHits(
         table[:, 0] != 0.0,
         table[:, 1],
@@ -385,30 +399,13 @@ def sweep_one(
     found = capsules.rows
     mine = [found[b] for b in bodies if b in found]
     rest = [b for b in bodies if b not in found]
-    c, done, length, position, started, queries = advance(
-        cid, shape, orientation, start, end, rest, tolerance
-    )
+    result = advance(cid, shape, orientation, start, end, rest, tolerance)
     if calls is not None:
-        calls["getClosestPoints"] += queries
-    table = np.array(
-        [
-            c is not None,
-            (done / length if length > 0.0 else 0.0) if c is not None else 1.0,
-            done,
-            *position,
-            *(_NAN3 if c is None else c[2]),
-            *(_ZERO3 if c is None else c[3]),
-            -1 if c is None else c[1],
-            started,
-        ],
-        dtype=np.float64,
-    ).reshape(1, 14)
+        calls["getClosestPoints"] += result[5]
+    table = _table([result])
     rows: CastRows = ([half], [start], [end], [turn], [()])
     _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
-    return BoxCastHits(
-        table[:, 0] != 0.0, table[:, 1], table[:, 2], table[:, 3:6], table[:, 6:9], table[:, 9:12],
-        table[:, 12].astype(np.int64), table[:, 13] != 0.0,
-    ).row(0)  # fmt: skip
+    return _hits(table).row(0)
 
 
 def _meet_capsules(
