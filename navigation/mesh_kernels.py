@@ -194,17 +194,11 @@ def surface_raycasts(
             return -3
     lost = -1
     for k in range(ray_starts.shape[0]):
-        sx, sy = ray_starts[k, 0], ray_starts[k, 1]
-        n = polygons_at(
-            grid, starts, items, origin_x, origin_y, size, edges, planes, sx, sy, ray_starts[k, 2], tolerance,
-            found, gaps,
+        code, t, p, edge = _walk_from(
+            grid, starts, items, origin_x, origin_y, size, edges, planes, neighbors, eps, tolerance,
+            ray_starts[k, 0], ray_starts[k, 1], ray_starts[k, 2], ray_ends[k, 0], ray_ends[k, 1], found, gaps,
+            visited,
         )  # fmt: skip
-        if n == 0:
-            status[k], fraction[k], last[k], wall[k] = RAY_OFF_MESH, 0.0, -1, -1
-            continue
-        code, t, p, edge, _ = surface_raycast(
-            edges, neighbors, eps, found[0], sx, sy, ray_ends[k, 0], ray_ends[k, 1], visited
-        )
         status[k], fraction[k], last[k], wall[k] = code, t, p, edge
         if code == RAY_LOST and lost < 0:
             lost = k
