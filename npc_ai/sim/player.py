@@ -61,6 +61,10 @@ class PlayerSettings:
         hide: in wander mode, run for cover when an NPC sees the player.
         hide_candidates: random navmesh points considered as cover each time [>= 1].
         hide_radius: cover is looked for within this distance [m, > 0].
+        hide_s: after finding cover, the player runs there and looks for no other for this long [s, > 0].
+        hide_retry_s: after a search that found no cover, the next waits this long [s, > 0] (each search
+            casts one ray per watcher and candidate: with a crowd watching, searching every tick cost more
+            than the rest of the tick).
         footstep_loudness: loudness of footstep noises while faster than `footstep_speed` [>= 0; 0 = silent].
         footstep_speed: footsteps are heard above this speed [m/s, >= 0].
         footstep_interval_s: one footstep noise every this many seconds [s, > 0].
@@ -73,6 +77,8 @@ class PlayerSettings:
     hide: bool = True
     hide_candidates: int = 24
     hide_radius: float = 15.0
+    hide_s: float = 3.0
+    hide_retry_s: float = 0.5
     footstep_loudness: float = 0.3
     footstep_speed: float = 2.5
     footstep_interval_s: float = 0.5
@@ -82,7 +88,8 @@ class PlayerSettings:
             raise PlayerSettingsError(
                 f"player mode must be one of {', '.join(PLAYER_MODES)}, got {self.mode!r}"
             )
-        for name in ("speed", "run_speed", "aim_height", "hide_radius", "footstep_interval_s"):
+        positive = ("speed", "run_speed", "aim_height", "hide_radius", "hide_s", "hide_retry_s")
+        for name in (*positive, "footstep_interval_s"):
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise PlayerSettingsError(f"{name} must be a positive number, got {v!r}")
@@ -138,7 +145,7 @@ class Player:
         self.route = [np.asarray(p, dtype=np.float64) for p in route]
         self.loop = loop
         self.waypoint = 0
-        self.hiding_until = -math.inf
+        self._search_after = -math.inf
         self.hides = 0
         self._next_step = 0.0
         self._goal: np.ndarray | None = None
@@ -243,11 +250,13 @@ class Player:
 
     def _wander(self, time: float, watchers: np.ndarray) -> None:
         s = self.settings
-        if s.hide and len(watchers) and time >= self.hiding_until:
+        if s.hide and len(watchers) and time >= self._search_after:
             cover = self._find_cover(watchers)
-            if cover is not None:
+            if cover is None:
+                self._search_after = time + s.hide_retry_s  # no cover now: search again a little later
+            else:
                 self.hides += 1
-                self.hiding_until = time + 3.0
+                self._search_after = time + s.hide_s
                 self.go_to(cover, s.run_speed)
                 return
         if self._goal is None or self.locomotor.arrived or not self.locomotor.agent.has_path:

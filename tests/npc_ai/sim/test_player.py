@@ -38,6 +38,25 @@ def test_wander_player_finds_cover_hidden_from_the_watchers() -> None:
         assert np.hypot(*(cover[:2] - p.position[:2])) <= p.settings.hide_radius
 
 
+def test_a_search_that_finds_no_cover_waits_hide_retry_s_before_the_next() -> None:
+    settings = SimulationSettings(npcs=0, player=PlayerSettings(hide_radius=0.01, hide_retry_s=0.5))
+    with Simulation(load_scene("warehouse"), seed=4, settings=settings) as sim:
+        p = sim.player
+        assert p is not None
+        searches: list[float] = []
+        find = p._find_cover
+
+        def counted(watchers: np.ndarray) -> np.ndarray | None:
+            searches.append(sim.time)
+            return find(watchers)
+
+        p._find_cover = counted  # type: ignore[method-assign]
+        watcher = np.array([[-15.0, -9.5, 1.6]])
+        for k in range(120):  # 2 s, watched all the time, no cover within 1 cm
+            p.decide(k * sim.dt, watcher)
+        assert len(searches) == 4 and p.hides == 0  # at 0, 0.5, 1.0 and 1.5 s: not 120 ray batches
+
+
 def test_keyboard_mode_without_a_gui_stands_still() -> None:
     settings = SimulationSettings(npcs=0, player=PlayerSettings(mode="keyboard"))
     with Simulation(load_scene("arena"), seed=0, settings=settings) as sim:
@@ -62,6 +81,7 @@ def test_footsteps_are_noises() -> None:
         ({"speed": 0.0}, "speed must be a positive number"),
         ({"speed": 3.0, "run_speed": 2.0}, "run_speed must be >= speed"),
         ({"hide_candidates": 0}, "hide_candidates must be an integer >= 1"),
+        ({"hide_retry_s": 0.0}, "hide_retry_s must be a positive number"),
         ({"footstep_loudness": -1.0}, "footstep_loudness must be a number >= 0"),
     ],
 )
