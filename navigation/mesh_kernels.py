@@ -332,6 +332,51 @@ def _coordinates_ok(points: np.ndarray, k: int) -> bool:
     )
 
 
+@njit(cache=True)
+def nearest_wall(
+    wall_a: np.ndarray,
+    wall_b: np.ndarray,
+    wall_island: np.ndarray,
+    island: int,
+    p: np.ndarray,
+    dims: int,
+    reach: float,
+    out: np.ndarray,
+) -> int:
+    """The wall segment (rows of `wall_a` -> `wall_b`, (w, 3) [m]) nearest to `p` in its first `dims` (2 or
+    3) coordinates, among the walls of `island` (-1: any) whose bounding box lies within `reach` [m, inf
+    for no limit] of `p`. Returns its index (the first of equal ones; -1 when none qualifies) and writes
+    the nearest point's x, y and the distance [m] into `out[:3]`."""
+    best, best_d = -1, math.inf
+    for i in range(wall_a.shape[0]):
+        if island >= 0 and wall_island[i] != island:
+            continue
+        far = False
+        for k in range(dims):
+            a, b = wall_a[i, k], wall_b[i, k]
+            if min(a, b) > p[k] + reach or max(a, b) < p[k] - reach:
+                far = True
+        if far:
+            continue
+        den, num = 0.0, 0.0
+        for k in range(dims):
+            e = wall_b[i, k] - wall_a[i, k]
+            den += e * e
+            num += (p[k] - wall_a[i, k]) * e
+        t = min(max(num / (den if den > 0.0 else 1.0), 0.0), 1.0)
+        d2 = 0.0
+        for k in range(dims):
+            g = wall_a[i, k] + t * (wall_b[i, k] - wall_a[i, k]) - p[k]
+            d2 += g * g
+        d = math.sqrt(d2)
+        if d < best_d:
+            best, best_d = i, d
+            out[0] = wall_a[i, 0] + t * (wall_b[i, 0] - wall_a[i, 0])
+            out[1] = wall_a[i, 1] + t * (wall_b[i, 1] - wall_a[i, 1])
+    out[2] = best_d
+    return best
+
+
 # -- compile once ---------------------------------------------------------------------------------------
 _WARM: list[bool] = []  # non-empty once `warm_up` ran in this process
 
@@ -365,4 +410,6 @@ def warm_up() -> None:
         grid, starts, items, 0.0, 0.0, 2.0, edges, planes, neighbors, 1e-9, 1.0, rays, rays + 1.0, 1e-4,
         found, gaps, visited, np.zeros((1, 3)), one.copy(),
     )  # fmt: skip
+    walls = np.zeros((4, 3))
+    nearest_wall(walls, walls + 1.0, np.zeros(4, dtype=np.int64), -1, rays[0], 2, math.inf, np.zeros(3))
     _WARM.append(True)

@@ -22,6 +22,7 @@ from navigation.mesh_kernels import (
     RAY_CLEAR,
     RAY_WALL,
     bucket_grid,
+    nearest_wall,
     neighbor_table,
     polygons_at,
     surface_raycast,
@@ -101,9 +102,9 @@ class NavMeshQuery:
         self._edge_poly = np.repeat(np.arange(mesh.polygon_count), np.diff(off))
         wall = nb < 0
         self._wall_a, self._wall_b = self._edge_a[wall], self._edge_b[wall]
-        self._wall_lo = np.minimum(self._wall_a, self._wall_b)  # (w, 3) AABBs of the wall segments [m]
-        self._wall_hi = np.maximum(self._wall_a, self._wall_b)
         self._wall_poly = self._edge_poly[wall]
+        self._wall_island = np.ascontiguousarray(mesh.islands[self._wall_poly], dtype=np.int64)
+        self._wall_out = np.zeros(3)  # `nearest_wall`'s answer (x, y, distance)
         # uniform bucket grid over polygon bounding boxes
         lo = np.minimum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
         hi = np.maximum.reduceat(self._edge_a[:, :2], off[:-1], axis=0)
@@ -216,27 +217,16 @@ class NavMeshQuery:
             q = inside[0]
             z = self._z(q, p[0], p[1])
             best_d, best_p, best_q = (abs(z - p[2]) if has_z else 0.0), np.array([p[0], p[1], z]), q
-        if best_d > 0.0:
-            dims = 3 if has_z else 2
-            # only walls whose box lies within the best distance so far can hold a nearer point
-            reach = best_d if math.isfinite(best_d) else math.inf
-            sel = (
-                (self._wall_lo[:, :dims] <= p[:dims] + reach).all(axis=1)
-                & (self._wall_hi[:, :dims] >= p[:dims] - reach).all(axis=1)
-                if math.isfinite(reach)
-                else np.ones(len(self._wall_poly), dtype=bool)
-            )
-            if island is not None:
-                sel &= self.mesh.islands[self._wall_poly] == island
-            if sel.any():
-                a, b = self._wall_a[sel], self._wall_b[sel]
-                near, _ = _segment_nearest(p[:dims], a[:, :dims], b[:, :dims])
-                d = np.linalg.norm(near - p[:dims], axis=1)
-                i = int(np.argmin(d))
-                if d[i] < best_d:
-                    q = int(self._wall_poly[sel][i])
-                    x, y = float(near[i, 0]), float(near[i, 1])
-                    best_d, best_p, best_q = float(d[i]), np.array([x, y, self._z(q, x, y)]), q
+        if best_d > 0.0:  # a wall may hold a nearer point: the nearest within best_d (compiled scan)
+            out = self._wall_out
+            i = nearest_wall(
+                self._wall_a, self._wall_b, self._wall_island, -1 if island is None else island, p,
+                3 if has_z else 2, best_d, out,
+            )  # fmt: skip
+            if i >= 0 and out[2] < best_d:
+                q = int(self._wall_poly[i])
+                x, y = float(out[0]), float(out[1])
+                best_d, best_p, best_q = float(out[2]), np.array([x, y, self._z(q, x, y)]), q
         if best_q < 0 or best_d > max_distance:
             return NearestPoint(
                 QueryStatus.INVALID, np.full(3, np.nan), -1, math.inf, QueryReason.OUT_OF_RANGE

@@ -100,6 +100,25 @@ def test_nearest_point(rooms: NavMeshQuery) -> None:
     assert far.status is QueryStatus.INVALID and far.reason is QueryReason.OUT_OF_RANGE
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.floats(-3.0, 13.0), st.floats(-3.0, 8.0), st.sampled_from([math.nan, 0.0, 0.3]))
+@example(4.5, 0.5, 0.0).via("the wall cell of test_nearest_point")
+def test_nearest_point_is_the_nearest_point_of_the_mesh(
+    rooms: NavMeshQuery, x: float, y: float, z: float
+) -> None:
+    """Cross-checked with shapely: the distance to the union of the polygons (the flat mesh at z = 0; a
+    point above it at height z is z away inside, sqrt(d^2 + z^2) outside)."""
+    mesh = rooms.mesh
+    union = shapely.union_all([Polygon(mesh.polygon_xy(q)) for q in range(mesh.polygon_count)])
+    d = union.distance(Point(x, y))
+    near = rooms.nearest_point((x, y, z))
+    assert near.found
+    assert near.distance == pytest.approx(math.hypot(d, 0.0 if math.isnan(z) else z), abs=1e-9)
+    assert union.buffer(1e-9).covers(Point(near.point[:2])) and near.point[2] == 0.0
+    if d == 0.0:
+        assert near.point[:2].tolist() == [x, y]
+
+
 def test_raycast(rooms: NavMeshQuery) -> None:
     clear = rooms.raycast((0.5, 2.5), (7.5, 2.5))
     assert clear.valid and clear.walkable and clear.fraction == 1.0
