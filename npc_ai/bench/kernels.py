@@ -86,3 +86,32 @@ def measure_kernels() -> Iterator[list[KernelReport]]:
     hits, misses = _counts(dispatchers)
     seconds = timer.duration if timer.done else 0.0
     out.append(KernelReport(compile_s=seconds, compiled=misses - misses0, loaded=hits - hits0))
+
+
+def compile_all() -> KernelReport:
+    """Compile every kernel the package runs (or load it from the on-disk cache) now, by running each piece
+    once on a small real case: a grid bake, a path query, and simulations of the arena with dynamic and
+    kinematic bodies, with and without crowd avoidance. A fresh environment takes about a minute on one
+    core; later calls load everything in a second or two. Run it before starting many processes at once
+    (the test suite's workers, a sweep): each would otherwise compile the same kernels itself.
+    Returns what was compiled and loaded."""
+    from navigation.avoidance import AvoidanceSettings
+    from navigation.grid_bake import bake_grid
+    from navigation.movingai import parse_map
+    from navigation.query import NavMeshQuery
+    from npc_ai.levels.navmesh import scene_navmesh
+    from npc_ai.sim.simulation import Simulation, SimulationSettings
+    from scenes import World, load_builtin
+
+    with measure_kernels() as report:
+        grid = parse_map("type octile\nheight 3\nwidth 4\nmap\n....\n.@..\n....\n")
+        NavMeshQuery(bake_grid(grid)).find_path((0.5, 0.5), (3.5, 2.5))
+        scene = load_builtin("arena")
+        with World(scene) as world:  # a bake (not the navmesh cache: the bake's kernels are the point)
+            mesh = scene_navmesh(world, use_cache=False)[0]
+        for bodies in ("dynamic", "kinematic"):
+            for avoidance in (None, AvoidanceSettings()):
+                settings = SimulationSettings(npcs=3, bodies=bodies, avoidance=avoidance)
+                with Simulation(scene, seed=0, settings=settings, navmesh=mesh) as sim:
+                    sim.run(0.25)
+    return report[0]
