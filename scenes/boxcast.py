@@ -290,63 +290,11 @@ def candidates(
     return bodies, (0.0, 0.0, math.sin(0.5 * turn), math.cos(0.5 * turn))  # getQuaternionFromEuler
 
 
-@dataclass(frozen=True)
-class Capsules:
-    """The upright capsules a world tracks, for casts that meet them in closed form (`capsule_casts`).
-
-    Attributes:
-        rows: body id -> its row in the arrays. centers: (n, 3) capsule centres [m] (the pose cache).
-        radius: (n,) [m]. half_segment: (n,) half the distance between the sphere centres [m].
-    """
-
-    rows: dict[int, int]
-    centers: np.ndarray
-    radius: np.ndarray
-    half_segment: np.ndarray
-
-
-def sweep_rows(
-    cid: int,
-    rows: CastRows,
-    shapes: Sequence[int],
-    kinds: dict[int, int],
-    want: int,
-    *,
-    tolerance: float = 1e-6,
-    calls: Counter[str] | None = None,
-    capsules: Capsules | None = None,
-) -> BoxCastHits:
-    """`World.box_casts`' casts, row i as one `World.box_cast` (`candidates`, then `advance`) with the box
-    shape `shapes[i]`; the results gathered into arrays. With `capsules`, a horizontal cast meets the
-    capsules among its candidates in closed form (`capsule_casts.first_hits`, one compiled call for
-    every row) and advances conservatively against the rest."""
-    out = []
-    pair_cast: list[int] = []
-    pair_row: list[int] = []
-    for c, (half, start, end, turn, skip, shape) in enumerate(zip(*rows, shapes, strict=True)):
-        bodies, orientation = candidates(cid, half, start, end, turn, skip, kinds, want)
-        if capsules is not None and start[2] == end[2] and bodies:
-            found = capsules.rows
-            mine = [found[b] for b in bodies if b in found]
-            if mine:
-                bodies = [b for b in bodies if b not in found]
-                pair_cast += [c] * len(mine)
-                pair_row += mine
-        out.append(advance(cid, shape, orientation, start, end, bodies, tolerance))
-    if calls is not None:
-        calls["getOverlappingObjects"] += len(out)
-        calls["getClosestPoints"] += sum(r[5] for r in out)
-    table = _table(out)
-    if pair_cast and capsules is not None:
-        _meet_capsules(table, rows, capsules, np.array(pair_cast, dtype=np.int64), np.array(pair_row))
-    return _hits(table)
-
-
 Advance = tuple[Contact | None, float, float, tuple[float, float, float], bool, int]
 """What `advance` returns: (the touch or None, travel done [m], length [m], stop [m], started, queries)."""
 
 
-def _table(out: Sequence[Advance]) -> np.ndarray:
+def result_table(out: Sequence[Advance]) -> np.ndarray:
     """One float row of 14 per `advance` result (ids and flags are small integers: exact), converted once:
     hit, fraction, distance, position (3), point (3), normal (3), body, started."""
     return np.array(
@@ -367,8 +315,8 @@ def _table(out: Sequence[Advance]) -> np.ndarray:
     ).reshape(len(out), 14)
 
 
-def _hits(table: np.ndarray) -> BoxCastHits:
-    """`_table`'s rows as `BoxCastHits`."""
+def table_hits(table: np.ndarray) -> BoxCastHits:
+    """`result_table`'s rows as `BoxCastHits`."""
     return BoxCastHits(
         table[:, 0] != 0.0,
         table[:, 1],
@@ -379,69 +327,6 @@ def _hits(table: np.ndarray) -> BoxCastHits:
         table[:, 12].astype(np.int64),
         table[:, 13] != 0.0,
     )
-
-
-def sweep_one(
-    cid: int,
-    shape: int,
-    orientation: tuple[float, ...],
-    cast: tuple[tuple[float, ...], tuple[float, float, float], tuple[float, float, float], float],
-    bodies: Sequence[int],
-    capsules: Capsules,
-    *,
-    tolerance: float = 1e-6,
-    calls: Counter[str] | None = None,
-) -> BoxCastHit:
-    """One horizontal cast (half extents, start, end, yaw) whose candidates `bodies` include capsules:
-    those met in closed form, the others by `advance` (`World.box_cast`; `sweep_rows` does the same
-    per row)."""
-    half, start, end, turn = cast
-    found = capsules.rows
-    mine = [found[b] for b in bodies if b in found]
-    rest = [b for b in bodies if b not in found]
-    result = advance(cid, shape, orientation, start, end, rest, tolerance)
-    if calls is not None:
-        calls["getClosestPoints"] += result[5]
-    table = _table([result])
-    rows: CastRows = ([half], [start], [end], [turn], [()])
-    _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
-    return _hits(table).row(0)
-
-
-def _meet_capsules(
-    table: np.ndarray, rows: CastRows, capsules: Capsules, cast_of: np.ndarray, capsule_row: np.ndarray
-) -> None:
-    """Write into `table` (`sweep_rows`' rows) each cast's first touch of its candidate capsules, where it
-    comes before what conservative advancement found against the other candidates."""
-    from scenes.capsule_casts import first_hits  # numba (and what it loads) only once a cast meets a capsule
-
-    m = len(table)
-    fraction = table[:, 1].copy()
-    which = np.full(m, -1, dtype=np.int64)
-    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
-    started = np.zeros(m, dtype=np.bool_)
-    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
-    first_hits(
-        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends, cast_of,
-        capsules.centers[capsule_row], capsules.radius[capsule_row], capsules.half_segment[capsule_row],
-        fraction, which, point, normal, started,
-    )  # fmt: skip
-    met = np.flatnonzero(which >= 0)
-    if not met.size:
-        return
-    bodies = np.fromiter(capsules.rows, dtype=np.int64, count=len(capsules.rows))
-    body_of_row = np.empty(len(capsules.centers), dtype=np.int64)
-    body_of_row[np.fromiter(capsules.rows.values(), dtype=np.int64, count=len(bodies))] = bodies
-    move = ends[met] - starts[met]
-    t = fraction[met]
-    table[met, 0] = 1.0
-    table[met, 1] = t
-    table[met, 2] = t * np.linalg.norm(move, axis=1)
-    table[met, 3:6] = starts[met] + t[:, None] * move
-    table[met, 6:9] = point[met]
-    table[met, 9:12] = normal[met]
-    table[met, 12] = body_of_row[capsule_row[which[met]]]
-    table[met, 13] = started[met]
 
 
 CastRows = tuple[

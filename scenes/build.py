@@ -10,7 +10,9 @@ module) and put in the STATIC collision group. If anything fails, the bodies mad
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -23,6 +25,10 @@ from scenes.model import Asset, Box, Color, Platform, Ramp, Scene, Stairs
 LEG_HALF_WIDTH = 0.15  # half side of a platform's support column [m]
 
 
+FLAT = 1e-9
+"""A box whose quaternion's x and y parts are within this of 0 is turned only about Z (`static_boxes`)."""
+
+
 @dataclass(frozen=True)
 class StaticBox:
     """A box of level geometry in world terms (used by plots and analytic checks)."""
@@ -31,6 +37,11 @@ class StaticBox:
     half_extents: tuple[float, float, float]
     quaternion: tuple[float, float, float, float]  # xyzw
     name: str = ""
+
+
+def _tilted(box: StaticBox) -> bool:
+    """Is the box turned about a horizontal axis (not only about Z)?"""
+    return abs(box.quaternion[0]) > FLAT or abs(box.quaternion[1]) > FLAT
 
 
 def _quat(roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0) -> tuple[float, float, float, float]:
@@ -140,7 +151,9 @@ def merge_groups(boxes: list[StaticBox], colors: list[Color], *, by_color: bool)
     Boxes are ordered along a Z-order curve of their centres (1 m cells) and cut into runs of
     MAX_CHILDREN, so each body holds neighbours and its bounding box stays small; boxes longer than
     ALONE_SIZE get a body of their own. With `by_color`, a group holds one colour (one visual colour per
-    body). The grouping depends only on the boxes, so it is the same in every run.
+    body). Boxes turned only about Z and the others (ramps) never share a body, so casts meet the bodies
+    of the first in closed form (`static_boxes`). The grouping depends only on the boxes, so it is the same
+    in every run.
     """
     if not boxes:
         return []
@@ -148,13 +161,14 @@ def merge_groups(boxes: list[StaticBox], colors: list[Color], *, by_color: bool)
     offset = centres - centres.min(axis=0)
     cell = max(1.0, float(offset.max()) / 65535.0)  # [m] 1 m, coarser only for levels over 65 km
     cells = np.floor(offset / cell).astype(np.int64)
-    runs: dict[Color | None, list[tuple[int, int]]] = {}
+    runs: dict[tuple[Color | None, bool], list[tuple[int, int]]] = {}
     alone: list[list[int]] = []
     for i, b in enumerate(boxes):
         if 2 * max(b.half_extents[0], b.half_extents[1]) > ALONE_SIZE:
             alone.append([i])
         else:
-            runs.setdefault(colors[i] if by_color else None, []).append((_morton(*cells[i]), i))
+            key = (colors[i] if by_color else None, _tilted(b))
+            runs.setdefault(key, []).append((_morton(*cells[i]), i))
     out = alone
     for key in sorted(runs, key=repr):
         order = [i for _code, i in sorted(runs[key])]
@@ -169,6 +183,7 @@ class _Builder:
         self.visuals = visuals
         self.bodies: list[int] = []
         self.trimeshes: list[int] = []  # bodies of `[[mesh]]` assets: concave triangle meshes
+        self.boxes: dict[int, tuple[StaticBox, ...]] = {}  # compound body -> its boxes
 
     def _static(self, body: int) -> int:
         self.bodies.append(body)
@@ -204,6 +219,7 @@ class _Builder:
         body = self.c.createMultiBody(0.0, shape, visual, (0.0, 0.0, 0.0))
         if self.visuals:
             self.c.changeVisualShape(body, -1, rgbaColor=color)
+        self.boxes[body] = tuple(boxes)
         return self._static(body)
 
     def asset(self, a: Asset, key: str) -> None:
@@ -236,16 +252,57 @@ class _Builder:
 
 
 @dataclass(frozen=True)
+class StaticBoxes:
+    """The level boxes met in closed form, as arrays.
+
+    Attributes:
+        bodies: the static bodies all of whose boxes are here (casts skip them in conservative advancement).
+        center: (k, 3) box centres [m]. half: (k, 3) half extents [m]. yaw: (k,) turns about Z [rad].
+        body: (k,) int64 the body each box belongs to.
+    """
+
+    bodies: frozenset[int]
+    center: np.ndarray
+    half: np.ndarray
+    yaw: np.ndarray
+    body: np.ndarray
+
+
+def static_boxes(level: Mapping[int, Sequence[StaticBox]]) -> StaticBoxes:
+    """The table of the boxes of `level` (body id -> its boxes, in world terms) for the bodies whose every
+    box is turned only about Z; the other bodies are left out (advanced conservatively)."""
+    rows: list[tuple[float, ...]] = []
+    bodies = []
+    for body, boxes in level.items():
+        if not boxes or any(map(_tilted, boxes)):
+            continue
+        bodies.append(body)
+        for b in boxes:
+            _, _, z, w = b.quaternion
+            rows.append((*b.center, *b.half_extents, 2.0 * math.atan2(z, w), float(body)))
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), 8)
+    return StaticBoxes(
+        frozenset(bodies),
+        np.ascontiguousarray(table[:, 0:3]),
+        np.ascontiguousarray(table[:, 3:6]),
+        np.ascontiguousarray(table[:, 6]),
+        table[:, 7].astype(np.int64),
+    )
+
+
+@dataclass(frozen=True)
 class BuiltLevel:
     """The static bodies of a scene in a client.
 
     Attributes:
         bodies: every static body id. trimeshes: those that are concave triangle meshes (`[[mesh]]`
             assets), which rays see from both sides and contact queries only at their surface.
+        boxes: body -> its boxes in world terms, for the bodies made of the scene's boxes (compounds).
     """
 
     bodies: tuple[int, ...]
     trimeshes: tuple[int, ...]
+    boxes: Mapping[int, tuple[StaticBox, ...]]
 
 
 def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> BuiltLevel:
@@ -261,7 +318,7 @@ def build_static(client: Client, scene: Scene, *, visuals: bool = False) -> Buil
         for body in reversed(b.bodies):
             client.removeBody(body)
         raise
-    return BuiltLevel(tuple(b.bodies), tuple(b.trimeshes))
+    return BuiltLevel(tuple(b.bodies), tuple(b.trimeshes), MappingProxyType(b.boxes))
 
 
 def _colors(scene: Scene) -> list[Color]:

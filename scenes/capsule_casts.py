@@ -64,6 +64,52 @@ def _ray_rounded_rect(px: float, py: float, dx: float, dy: float, hx: float, hy:
 
 
 @njit(cache=True)
+def _touch(
+    half: np.ndarray,
+    yaw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    c: int,
+    center: np.ndarray,
+    radius: float,
+    half_segment: float,
+    fraction: np.ndarray,
+    point: np.ndarray,
+    normal: np.ndarray,
+    started: np.ndarray,
+) -> bool:
+    """Cast c against one capsule (`center` (3,), `radius`, `half_segment` [m]): if it touches it before
+    `fraction[c]`, write the touch into row c of the outputs and return True."""
+    hz = half[c, 2]
+    z = min(max(center[2], starts[c, 2] - hz), starts[c, 2] + hz)
+    over = max(abs(z - center[2]) - half_segment, 0.0)
+    if over >= radius:
+        return False  # no slice of the capsule within the box's heights
+    rho = math.sqrt(radius * radius - over * over)
+    cs, sn = math.cos(yaw[c]), math.sin(yaw[c])
+    # the capsule's axis in the box's frame at the start, and its motion relative to the box
+    rx, ry = center[0] - starts[c, 0], center[1] - starts[c, 1]
+    mx, my = ends[c, 0] - starts[c, 0], ends[c, 1] - starts[c, 1]
+    px, py = cs * rx + sn * ry, -sn * rx + cs * ry
+    dx, dy = -(cs * mx + sn * my), -(-sn * mx + cs * my)
+    t = _ray_rounded_rect(px, py, dx, dy, half[c, 0], half[c, 1], rho)
+    if t < 0.0 or t >= fraction[c]:
+        return False
+    fraction[c], started[c] = t, t == 0.0
+    # the box's closest point to the axis at the touch, and the normal from the axis toward it
+    ax, ay = px + t * dx, py + t * dy
+    kx, ky = min(max(ax, -half[c, 0]), half[c, 0]), min(max(ay, -half[c, 1]), half[c, 1])
+    lx, ly = kx - ax, ky - ay
+    length = math.hypot(lx, ly)
+    if length < 1e-12:  # the axis inside the box (a start in contact): away from the box's centre
+        lx, ly, length = -ax, -ay, max(math.hypot(ax, ay), 1e-12)
+    nx, ny = (cs * lx - sn * ly) / length, (sn * lx + cs * ly) / length
+    normal[c, 0], normal[c, 1], normal[c, 2] = nx, ny, 0.0
+    point[c, 0], point[c, 1], point[c, 2] = center[0] + rho * nx, center[1] + rho * ny, z
+    return True
+
+
+@njit(cache=True)
 def first_hits(
     half: np.ndarray,
     yaw: np.ndarray,
@@ -87,39 +133,64 @@ def first_hits(
     from the capsule toward the box), `started[c]` (touching at the start)."""
     for j in range(cast_of.shape[0]):
         c = cast_of[j]
-        hz = half[c, 2]
-        z = min(max(centers[j, 2], starts[c, 2] - hz), starts[c, 2] + hz)
-        over = max(abs(z - centers[j, 2]) - half_segment[j], 0.0)
-        if over >= radius[j]:
-            continue  # no slice of the capsule within the box's heights
-        rho = math.sqrt(radius[j] * radius[j] - over * over)
-        cs, sn = math.cos(yaw[c]), math.sin(yaw[c])
-        # the capsule's axis in the box's frame at the start, and its motion relative to the box
-        rx, ry = centers[j, 0] - starts[c, 0], centers[j, 1] - starts[c, 1]
-        mx, my = ends[c, 0] - starts[c, 0], ends[c, 1] - starts[c, 1]
-        px, py = cs * rx + sn * ry, -sn * rx + cs * ry
-        dx, dy = -(cs * mx + sn * my), -(-sn * mx + cs * my)
-        t = _ray_rounded_rect(px, py, dx, dy, half[c, 0], half[c, 1], rho)
-        if t < 0.0 or t >= fraction[c]:
-            continue
-        fraction[c], which[c], started[c] = t, j, t == 0.0
-        # the box's closest point to the axis at the touch, and the normal from the axis toward it
-        ax, ay = px + t * dx, py + t * dy
-        kx, ky = min(max(ax, -half[c, 0]), half[c, 0]), min(max(ay, -half[c, 1]), half[c, 1])
-        lx, ly = kx - ax, ky - ay
-        length = math.hypot(lx, ly)
-        if length < 1e-12:  # the axis inside the box (a start in contact): away from the box's centre
-            lx, ly, length = -ax, -ay, max(math.hypot(ax, ay), 1e-12)
-        nx, ny = (cs * lx - sn * ly) / length, (sn * lx + cs * ly) / length
-        normal[c, 0], normal[c, 1], normal[c, 2] = nx, ny, 0.0
-        point[c, 0], point[c, 1], point[c, 2] = centers[j, 0] + rho * nx, centers[j, 1] + rho * ny, z
+        if _touch(half, yaw, starts, ends, c, centers[j], radius[j], half_segment[j], fraction, point, normal,
+                  started):  # fmt: skip
+            which[c] = j
+
+
+@njit(cache=True)
+def first_hits_near(
+    half: np.ndarray,
+    yaw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    eligible: np.ndarray,
+    skip: np.ndarray,
+    centers: np.ndarray,
+    radius: np.ndarray,
+    half_segment: np.ndarray,
+    fraction: np.ndarray,
+    which: np.ndarray,
+    point: np.ndarray,
+    normal: np.ndarray,
+    started: np.ndarray,
+) -> None:
+    """`first_hits` of every cast against every `eligible` (n,) capsule (rows of `centers` (n, 3), `radius`,
+    `half_segment` (n,) [m]) but those in its row of `skip` (m, j) (capsule rows, -1 for none), found by
+    their bounding boxes instead of a candidate list; `which[c]` is the capsule's row."""
+    for c in range(starts.shape[0]):
+        sx, sy, ex, ey = starts[c, 0], starts[c, 1], ends[c, 0], ends[c, 1]
+        reach = math.hypot(half[c, 0], half[c, 1])  # the box's horizontal extent from its centre, any yaw
+        lo_x, hi_x = min(sx, ex) - reach, max(sx, ex) + reach
+        lo_y, hi_y = min(sy, ey) - reach, max(sy, ey) + reach
+        for k in range(centers.shape[0]):
+            if not eligible[k]:
+                continue
+            r = radius[k]
+            x, y = centers[k, 0], centers[k, 1]
+            if x + r < lo_x or x - r > hi_x or y + r < lo_y or y - r > hi_y:
+                continue
+            if abs(centers[k, 2] - starts[c, 2]) > half[c, 2] + half_segment[k] + r:
+                continue
+            skipped = False
+            for q in range(skip.shape[1]):
+                skipped |= skip[c, q] == k
+            if not skipped and _touch(half, yaw, starts, ends, c, centers[k], r, half_segment[k], fraction,
+                                      point, normal, started):  # fmt: skip
+                which[c] = k
 
 
 def warm_up() -> None:
-    """Compile `first_hits` now (or load it from the disk cache), not in the first cast that needs it."""
+    """Compile `first_hits` and `first_hits_near` now (or load them from the disk cache), not in the first
+    cast that needs them."""
     one, three = np.zeros(1), np.zeros((1, 3))
     first_hits(
         np.ones((1, 3)), one, three, three + [1.0, 0.0, 0.0], np.zeros(1, dtype=np.int64), three + 5.0,
         one + 0.3, one, np.ones(1), np.full(1, -1, dtype=np.int64), three.copy(), three.copy(),
         np.zeros(1, dtype=np.bool_),
+    )  # fmt: skip
+    first_hits_near(
+        np.ones((1, 3)), one, three, three + [1.0, 0.0, 0.0], np.ones(1, dtype=np.bool_),
+        np.full((1, 1), -1, dtype=np.int64), three + 5.0, one + 0.3, one, np.ones(1),
+        np.full(1, -1, dtype=np.int64), three.copy(), three.copy(), np.zeros(1, dtype=np.bool_),
     )  # fmt: skip

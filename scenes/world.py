@@ -23,19 +23,9 @@ import numpy as np
 from scenes import depenetration, groups, poses
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import (
-    BoxCastHit,
-    BoxCastHits,
-    Capsules,
-    as_point,
-    box_shape,
-    candidates,
-    cast_rows,
-    sweep,
-    sweep_one,
-    sweep_rows,
-)
-from scenes.build import build_static
+from scenes.boxcast import BoxCastHit, BoxCastHits, as_point, box_shape, candidates, cast_rows, sweep
+from scenes.build import build_static, static_boxes
+from scenes.casts import Capsules, CastTables, sweep_one, sweep_rows
 from scenes.errors import WorldError
 from scenes.events import EventLog
 from scenes.model import Scene
@@ -100,6 +90,7 @@ class World:
             level = build_static(self.client, scene, visuals=visuals)
             self.static_bodies: tuple[int, ...] = level.bodies
             self._trimeshes = level.trimeshes
+            self._casts = CastTables(static_boxes(level.boxes))  # what casts meet in closed form
             if gui:
                 self.client.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 1)
         except BaseException:
@@ -112,8 +103,6 @@ class World:
         self._dynamic: list[int] = []  # the tracked bodies a step moves, read back after it
         self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
         self._kinematic_rows = np.zeros(0, dtype=bool)  # per pose-cache row: a kinematic capsule
-        self._capsule_dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
-        self._capsule_table: tuple[dict[int, int], np.ndarray, np.ndarray] | None = None
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
         self._poses = self._read_poses()
 
@@ -253,12 +242,12 @@ class World:
             self.groups[body] = group
             self._tracked.append(body)
             (self._kinematic if kinematic else self._capsules)[body] = len(self._tracked) - 1
-            self._capsule_dims[body] = (float(radius), float(height) / 2 - float(radius))
+            self._casts.add_capsule(body, float(radius), float(height) / 2 - float(radius))
             out.append(body)
-        self._capsule_table = None  # rebuilt on the next cast
-        from scenes.capsule_casts import warm_up  # numba only once the world has capsules
+        from scenes import box_casts, capsule_casts  # numba only once the world has capsules
 
-        warm_up()
+        capsule_casts.warm_up()
+        box_casts.warm_up()
         self._dynamic = [b for b in self._tracked if b not in self._kinematic]
         self._dynamic_rows = np.array(
             [r for r, b in enumerate(self._tracked) if b not in self._kinematic], dtype=np.int64
@@ -399,13 +388,17 @@ class World:
         s, e = as_point(start), as_point(end)
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
-        want = -1 if mask is None else int(mask)
-        bodies, q = candidates(self._cid, h, s, e, float(yaw), set(ignore), self.groups, want)
+        want, skip = -1 if mask is None else int(mask), set(ignore)
+        bodies, q = candidates(self._cid, h, s, e, float(yaw), skip, self.groups, want)
         self.pybullet_calls["getOverlappingObjects"] += 1
-        caps = self._capsules_now()
-        if caps is None or s[2] != e[2] or not any(b in caps.rows for b in bodies):
+        caps, tabled = self._capsules_now(), self._casts.boxes.bodies
+        closed = tabled if want & groups.STATIC and tabled.isdisjoint(skip) else frozenset()
+        rows = {} if caps is None else caps.rows
+        if s[2] != e[2] or s == e or not any(b in closed or b in rows for b in bodies):
             return sweep(self._cid, shape, q, s, e, bodies, calls=self.pybullet_calls)
-        return sweep_one(self._cid, shape, q, (h, s, e, float(yaw)), bodies, caps, calls=self.pybullet_calls)
+        boxes = self._casts.boxes if closed else None
+        cast = (h, s, e, float(yaw))
+        return sweep_one(self._cid, shape, q, cast, bodies, caps, boxes, calls=self.pybullet_calls)
 
     def box_casts(
         self,
@@ -442,41 +435,26 @@ class World:
             want,
             calls=self.pybullet_calls,
             capsules=self._capsules_now(),
+            boxes=self._casts.boxes,
+            complete=self._casts.complete(self.groups, want),
         )
 
     def _capsules_now(self) -> Capsules | None:
         """The tracked capsules at their current poses, for casts that meet them in closed form."""
-        if not self._capsule_dims:
-            return None
-        if self._capsule_table is None:
-            rows = {b: self._poses.index(b) for b in self._capsule_dims}
-            radius, half_segment = np.zeros(len(self._tracked)), np.zeros(len(self._tracked))
-            for b, (r, hh) in self._capsule_dims.items():
-                radius[rows[b]], half_segment[rows[b]] = r, hh
-            self._capsule_table = (rows, radius, half_segment)
-        rows, radius, half_segment = self._capsule_table
-        return Capsules(rows, self._poses.positions, radius, half_segment)
+        return self._casts.capsules(self._poses, self.groups)
 
     def _cast_shape(self, h: tuple[float, ...]) -> int:
-        """`_box_shape` of half extents h [m], its cache looked up without numpy first (by h, then by h
-        rounded to 9 decimals, `_box_shape`'s key)."""
+        """The box collision shape of half extents h [m], made on first use and cached, looked up without
+        numpy (by h, then by h rounded to 9 decimals)."""
         cached = self._cast_shapes
         shape = cached.get(h)
         if shape is None:
-            shape = cached.get(tuple([round(v, 9) for v in h]))
+            key = tuple([round(v, 9) for v in h])
+            shape = cached.get(key)
             if shape is None:
-                shape = self._box_shape(np.asarray(h, dtype=np.float64))
+                shape = cached[key] = box_shape(self.client, np.asarray(h, dtype=np.float64))
+                self.pybullet_calls["createCollisionShape"] += 1
             cached[h] = shape  # h itself too: the next lookup of these half extents rounds nothing
-        return shape
-
-    def _box_shape(self, half_extents: np.ndarray) -> int:
-        """The cached box collision shape of these half extents [m] (made on first use)."""
-        key = tuple(np.round(half_extents, 9))
-        shape = self._cast_shapes.get(key)
-        if shape is None:
-            shape = box_shape(self.client, half_extents)
-            self.pybullet_calls["createCollisionShape"] += 1
-            self._cast_shapes[key] = shape
         return shape
 
     def boxes_overlap(
@@ -491,7 +469,7 @@ class World:
         h = np.asarray(list(half_extents), dtype=np.float64)
         if c.ndim != 2 or c.shape[1] != 3 or not np.isfinite(c).all():
             raise WorldError(f"centers must be a finite (n, 3) array, got shape {c.shape}")
-        shape = self._box_shape(h)
+        shape = self._cast_shape(tuple(h.tolist()))
         out = np.zeros(len(c), dtype=bool)
         closest = 0
         # raw calls with plain lists: a probe per floor of a large level is ~100,000 boxes

@@ -26,6 +26,8 @@ KERNEL_MODULES = (
     "npc_ai.animation.kernels",
     "npc_ai.behaviour.kernels",
     "npc_ai.body.kernels",
+    "scenes.box_casts",
+    "scenes.capsule_casts",
 )
 """The modules holding the package's compiled kernels."""
 

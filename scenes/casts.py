@@ -1,0 +1,281 @@
+"""A world's box casts: conservative advancement (`scenes.boxcast`) where it must, closed forms where
+they exist, for the level's boxes turned only about Z (`box_casts`) and the tracked upright capsules
+(`capsule_casts`), kept as tables beside the PyBullet bodies (`CastTables`).
+
+When the tables hold every body a cast may hit (its mask leaves out everything else), `sweep_rows` skips
+PyBullet's AABB query too: one compiled call finds the capsules near every cast, another meets the
+boxes, and no cast makes a PyBullet call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+from scenes import groups
+from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, advance, candidates, result_table, table_hits
+from scenes.build import StaticBoxes
+from scenes.poses import PoseCache
+
+
+@dataclass(frozen=True)
+class Capsules:
+    """The upright capsules a world tracks, for casts that meet them in closed form (`capsule_casts`).
+
+    Attributes:
+        rows: body id -> its row in the arrays. centers: (n, 3) capsule centres [m] (the pose cache).
+        radius: (n,) [m]. half_segment: (n,) half the distance between the sphere centres [m].
+        group: (n,) int64 collision group of each capsule (0 on the rows of other bodies).
+    """
+
+    rows: dict[int, int]
+    centers: np.ndarray
+    radius: np.ndarray
+    half_segment: np.ndarray
+    group: np.ndarray
+
+
+class CastTables:
+    """The closed-form tables of one world.
+
+    Args:
+        boxes: the level's boxes met in closed form (`scenes.build.static_boxes`).
+    """
+
+    def __init__(self, boxes: StaticBoxes) -> None:
+        self.boxes = boxes
+        self._dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
+        self._table: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._complete: dict[int, bool] = {}  # collision mask -> `complete(mask)`
+
+    def add_capsule(self, body: int, radius: float, half_segment: float) -> None:
+        """Track an upright capsule body of `radius` and `half_segment` [m] (between its sphere centres)."""
+        self._dims[body] = (radius, half_segment)
+        self._table = None  # rebuilt on the next cast
+        self._complete.clear()
+
+    def capsules(self, poses: PoseCache, kinds: dict[int, int]) -> Capsules | None:
+        """The tracked capsules at their poses in `poses` (None without any); `kinds`: body -> group."""
+        if not self._dims:
+            return None
+        if self._table is None:
+            n = len(poses.bodies)
+            rows = {b: poses.index(b) for b in self._dims}
+            radius, half_segment, group = np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64)
+            for b, (r, hh) in self._dims.items():
+                radius[rows[b]], half_segment[rows[b]], group[rows[b]] = r, hh, kinds[b]
+            self._table = (rows, radius, half_segment, group)
+        rows, radius, half_segment, group = self._table
+        return Capsules(rows, poses.positions, radius, half_segment, group)
+
+    def complete(self, kinds: dict[int, int], want: int) -> bool:
+        """Are the tables all a cast with collision mask `want` can hit? Every body of the wanted groups
+        (`kinds`: body -> group) is a tabled box body or a tracked capsule, and the mask leaves out PROP (the
+        group of bodies made in the client outside the world, which no table knows)."""
+        found = self._complete.get(want)
+        if found is None:
+            tabled, dims = self.boxes.bodies, self._dims
+            found = not want & groups.PROP and all(
+                b in tabled or b in dims for b, g in kinds.items() if g & want
+            )
+            self._complete[want] = found
+        return found
+
+
+def sweep_rows(
+    cid: int,
+    rows: CastRows,
+    shapes: Sequence[int],
+    kinds: dict[int, int],
+    want: int,
+    *,
+    tolerance: float = 1e-6,
+    calls: Counter[str] | None = None,
+    capsules: Capsules | None = None,
+    boxes: StaticBoxes | None = None,
+    complete: bool = False,
+) -> BoxCastHits:
+    """`World.box_casts`' casts, row i as one `World.box_cast` (`candidates`, then `advance`) with the box
+    shape `shapes[i]`; the results gathered into arrays. A horizontal cast of non-zero length meets the
+    `capsules` among its candidates (`capsule_casts.first_hits`) and the level's `boxes`
+    (`box_casts.first_box_hits`) in closed form, one compiled call each for every row, and advances
+    conservatively against the rest. When `complete` (the capsules and boxes are all the casts may hit,
+    `CastTables.complete`) and every cast is horizontal, there are no candidates to gather: `_closed_only`."""
+    tabled = frozenset() if boxes is None else boxes.bodies
+    horizontal = all(s[2] == e[2] and s != e for s, e in zip(rows[1], rows[2], strict=True))
+    if complete and horizontal and tabled.isdisjoint(chain.from_iterable(rows[4])):
+        return _closed_only(rows, want, capsules, boxes)
+    out = []
+    pair_cast: list[int] = []
+    pair_row: list[int] = []
+    box_rows: list[int] = []
+    for c, (half, start, end, turn, skip, shape) in enumerate(zip(*rows, shapes, strict=True)):
+        bodies, orientation = candidates(cid, half, start, end, turn, skip, kinds, want)
+        if start[2] == end[2] and start != end and bodies:
+            if capsules is not None:
+                found = capsules.rows
+                mine = [found[b] for b in bodies if b in found]
+                if mine:
+                    bodies = [b for b in bodies if b not in found]
+                    pair_cast += [c] * len(mine)
+                    pair_row += mine
+            if tabled and want & groups.STATIC and tabled.isdisjoint(skip):
+                box_rows.append(c)
+                bodies = [b for b in bodies if b not in tabled]
+        out.append(advance(cid, shape, orientation, start, end, bodies, tolerance))
+    if calls is not None:
+        calls["getOverlappingObjects"] += len(out)
+        calls["getClosestPoints"] += sum(r[5] for r in out)
+    table = result_table(out)
+    if pair_cast and capsules is not None:
+        _meet_capsules(table, rows, capsules, np.array(pair_cast, dtype=np.int64), np.array(pair_row))
+    if box_rows and boxes is not None:
+        _meet_boxes(table, rows, boxes, np.array(box_rows, dtype=np.int64))
+    return table_hits(table)
+
+
+def sweep_one(
+    cid: int,
+    shape: int,
+    orientation: tuple[float, ...],
+    cast: tuple[tuple[float, ...], tuple[float, float, float], tuple[float, float, float], float],
+    bodies: Sequence[int],
+    capsules: Capsules | None,
+    boxes: StaticBoxes | None,
+    *,
+    tolerance: float = 1e-6,
+    calls: Counter[str] | None = None,
+) -> BoxCastHit:
+    """One horizontal cast of non-zero length (half extents, start, end, yaw) whose candidates `bodies`
+    include capsules or tabled level boxes: those met in closed form, the others by `advance`
+    (`World.box_cast`; `sweep_rows` does the same per row)."""
+    half, start, end, turn = cast
+    found = {} if capsules is None else capsules.rows
+    tabled = frozenset() if boxes is None else boxes.bodies
+    mine = [found[b] for b in bodies if b in found]
+    rest = [b for b in bodies if b not in found and b not in tabled]
+    result = advance(cid, shape, orientation, start, end, rest, tolerance)
+    if calls is not None:
+        calls["getClosestPoints"] += result[5]
+    table = result_table([result])
+    rows: CastRows = ([half], [start], [end], [turn], [()])
+    if mine and capsules is not None:
+        _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
+    if boxes is not None and len(rest) + len(mine) < len(bodies):
+        _meet_boxes(table, rows, boxes, np.zeros(1, dtype=np.int64))
+    return table_hits(table).row(0)
+
+
+def _closed_only(
+    rows: CastRows, want: int, capsules: Capsules | None, boxes: StaticBoxes | None
+) -> BoxCastHits:
+    """`sweep_rows` of horizontal casts whose every possible obstacle is a capsule or a tabled box: each
+    cast against the capsules near it (`capsule_casts.first_hits_near`) and every box, no PyBullet call."""
+    from scenes.capsule_casts import first_hits_near
+
+    m = len(rows[0])
+    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
+    table = np.zeros((m, 14))
+    table[:, 1] = 1.0
+    table[:, 2] = np.linalg.norm(ends - starts, axis=1)
+    table[:, 3:6] = ends
+    table[:, 6:9] = math.nan
+    table[:, 12] = -1.0
+    if capsules is not None:
+        width = max(1, max(map(len, rows[4])))
+        found = capsules.rows
+        skip = np.array([[found.get(b, -1) for b in sk] + [-1] * (width - len(sk)) for sk in rows[4]])
+        fraction, which = table[:, 1].copy(), np.full(m, -1, dtype=np.int64)
+        point, normal, started = np.zeros((m, 3)), np.zeros((m, 3)), np.zeros(m, dtype=np.bool_)
+        first_hits_near(
+            np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends,
+            (capsules.group & want) != 0, skip.reshape(m, width).astype(np.int64), capsules.centers,
+            capsules.radius, capsules.half_segment, fraction, which, point, normal, started,
+        )  # fmt: skip
+        met = np.flatnonzero(which >= 0)
+        if met.size:
+            body = _body_of_row(capsules)[which[met]]
+            _write(table, starts, ends, met, (fraction, point, normal, started, body))
+    if boxes is not None and want & groups.STATIC and len(boxes.body):
+        _meet_boxes(table, rows, boxes, np.arange(m, dtype=np.int64))
+    return table_hits(table)
+
+
+def _body_of_row(capsules: Capsules) -> np.ndarray:
+    """Per row of `capsules`' arrays, the body id there (only the capsules' rows are meaningful)."""
+    bodies = np.fromiter(capsules.rows, dtype=np.int64, count=len(capsules.rows))
+    body_of_row = np.empty(len(capsules.centers), dtype=np.int64)
+    body_of_row[np.fromiter(capsules.rows.values(), dtype=np.int64, count=len(bodies))] = bodies
+    return body_of_row
+
+
+def _meet_capsules(
+    table: np.ndarray, rows: CastRows, capsules: Capsules, cast_of: np.ndarray, capsule_row: np.ndarray
+) -> None:
+    """Write into `table` (`sweep_rows`' rows) each cast's first touch of its candidate capsules, where it
+    comes before what is there."""
+    from scenes.capsule_casts import first_hits  # numba (and what it loads) only once a cast meets a capsule
+
+    m = len(table)
+    fraction = table[:, 1].copy()
+    which = np.full(m, -1, dtype=np.int64)
+    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
+    started = np.zeros(m, dtype=np.bool_)
+    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
+    first_hits(
+        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends, cast_of,
+        capsules.centers[capsule_row], capsules.radius[capsule_row], capsules.half_segment[capsule_row],
+        fraction, which, point, normal, started,
+    )  # fmt: skip
+    met = np.flatnonzero(which >= 0)
+    if not met.size:
+        return
+    hit = (fraction, point, normal, started, _body_of_row(capsules)[capsule_row[which[met]]])
+    _write(table, starts, ends, met, hit)
+
+
+def _meet_boxes(table: np.ndarray, rows: CastRows, boxes: StaticBoxes, cast_rows: np.ndarray) -> None:
+    """Write into `table` (`sweep_rows`' rows) the first touch of each of `cast_rows` with the level's
+    tabled boxes, where it comes before what is there."""
+    from scenes.box_casts import first_box_hits
+
+    m = len(table)
+    fraction = table[:, 1].copy()
+    which = np.full(m, -1, dtype=np.int64)
+    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
+    started = np.zeros(m, dtype=np.bool_)
+    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
+    first_box_hits(
+        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends, cast_rows,
+        boxes.center, boxes.half, boxes.yaw, fraction, which, point, normal, started,
+    )  # fmt: skip
+    met = np.flatnonzero(which >= 0)
+    if met.size:
+        _write(table, starts, ends, met, (fraction, point, normal, started, boxes.body[which[met]]))
+
+
+def _write(
+    table: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    met: np.ndarray,
+    hit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """Rows `met` of `table` become the closed-form touches `hit`: (fraction, point, normal, started) of
+    every row, and the body touched by each row of `met`."""
+    fraction, point, normal, started, body = hit
+    move = ends[met] - starts[met]
+    t = fraction[met]
+    table[met, 0] = 1.0
+    table[met, 1] = t
+    table[met, 2] = t * np.linalg.norm(move, axis=1)
+    table[met, 3:6] = starts[met] + t[:, None] * move
+    table[met, 6:9] = point[met]
+    table[met, 9:12] = normal[met]
+    table[met, 12] = body
+    table[met, 13] = started[met]
