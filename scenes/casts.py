@@ -18,6 +18,7 @@ from itertools import chain
 import numpy as np
 
 from scenes import groups
+from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, advance, candidates, result_table, table_hits
 from scenes.build import StaticBoxes
 from scenes.poses import PoseCache
@@ -40,24 +41,41 @@ class Capsules:
     group: np.ndarray
 
 
+@dataclass(frozen=True)
+class Rest:
+    """The bodies a cast may hit that no table holds: static bodies whose AABBs never change (ramps,
+    meshes, assets), advanced conservatively by the casts whose swept box overlaps their AABB.
+
+    Attributes:
+        bodies: (k,) int64 body ids. lo, hi: (k, 3) their AABB corners [m].
+    """
+
+    bodies: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
 class CastTables:
     """The closed-form tables of one world.
 
     Args:
         boxes: the level's boxes met in closed form (`scenes.build.static_boxes`).
+        cid: the world's raw PyBullet client id. level: the world's static bodies.
     """
 
-    def __init__(self, boxes: StaticBoxes) -> None:
+    def __init__(self, boxes: StaticBoxes, cid: int, level: Sequence[int]) -> None:
         self.boxes = boxes
+        self._cid = cid
+        self._level = [b for b in level if b not in boxes.bodies]  # the static bodies no table holds
         self._dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
         self._table: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._complete: dict[int, bool] = {}  # collision mask -> `complete(mask)`
+        self._rest: dict[int, Rest | None] = {}  # collision mask -> `rest(mask)`
 
     def add_capsule(self, body: int, radius: float, half_segment: float) -> None:
         """Track an upright capsule body of `radius` and `half_segment` [m] (between its sphere centres)."""
         self._dims[body] = (radius, half_segment)
         self._table = None  # rebuilt on the next cast
-        self._complete.clear()
+        self._rest.clear()
 
     def capsules(self, poses: PoseCache, kinds: dict[int, int]) -> Capsules | None:
         """The tracked capsules at their poses in `poses` (None without any); `kinds`: body -> group."""
@@ -73,18 +91,31 @@ class CastTables:
         rows, radius, half_segment, group = self._table
         return Capsules(rows, poses.positions, radius, half_segment, group)
 
-    def complete(self, kinds: dict[int, int], want: int) -> bool:
-        """Are the tables all a cast with collision mask `want` can hit? Every body of the wanted groups
-        (`kinds`: body -> group) is a tabled box body or a tracked capsule, and the mask leaves out PROP (the
-        group of bodies made in the client outside the world, which no table knows)."""
-        found = self._complete.get(want)
-        if found is None:
-            tabled, dims = self.boxes.bodies, self._dims
-            found = not want & groups.PROP and all(
-                b in tabled or b in dims for b, g in kinds.items() if g & want
-            )
-            self._complete[want] = found
+    def rest(self, kinds: dict[int, int], want: int) -> Rest | None:
+        """What a cast with collision mask `want` can hit besides the tables: the static bodies of the
+        wanted groups that no table holds; None when it could also hit a body that moves and no table
+        holds, or a PROP (the group of bodies made in the client outside the world, which nothing
+        here knows): then the casts gather candidates from PyBullet."""
+        if want in self._rest:
+            return self._rest[want]
+        tabled, dims, level = self.boxes.bodies, self._dims, set(self._level)
+        found: Rest | None = None
+        loose = [b for b, g in kinds.items() if g & want and b not in tabled and b not in dims]
+        if not want & groups.PROP and level.issuperset(loose):
+            boxes = [_aabb(self._cid, b) for b in loose]
+            lo = np.array([a for a, _ in boxes], dtype=np.float64).reshape(len(loose), 3)
+            hi = np.array([b for _, b in boxes], dtype=np.float64).reshape(len(loose), 3)
+            found = Rest(np.array(loose, dtype=np.int64), lo, hi)
+        self._rest[want] = found
         return found
+
+
+def _aabb(cid: int, body: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The AABB [m] around every link of a body."""
+    boxes = [pb.getAABB(body, link, physicsClientId=cid) for link in range(-1, pb.getNumJoints(body, cid))]
+    lo = tuple(min(b[0][k] for b in boxes) for k in range(3))
+    hi = tuple(max(b[1][k] for b in boxes) for k in range(3))
+    return lo, hi
 
 
 def sweep_rows(
@@ -98,18 +129,22 @@ def sweep_rows(
     calls: Counter[str] | None = None,
     capsules: Capsules | None = None,
     boxes: StaticBoxes | None = None,
-    complete: bool = False,
+    rest: Rest | None = None,
 ) -> BoxCastHits:
     """`World.box_casts`' casts, row i as one `World.box_cast` (`candidates`, then `advance`) with the box
     shape `shapes[i]`; the results gathered into arrays. A horizontal cast of non-zero length meets the
     `capsules` among its candidates (`capsule_casts.first_hits`) and the level's `boxes`
     (`box_casts.first_box_hits`) in closed form, one compiled call each for every row, and advances
-    conservatively against the rest. When `complete` (the capsules and boxes are all the casts may hit,
-    `CastTables.complete`) and every cast is horizontal, there are no candidates to gather: `_closed_only`."""
+    conservatively against the rest. Given `rest` (`CastTables.rest`: the static bodies besides the
+    tables are all the casts may hit) and every cast horizontal, no candidates are gathered: `_closed_only`
+    and `_advance_rest`."""
     tabled = frozenset() if boxes is None else boxes.bodies
     horizontal = all(s[2] == e[2] and s != e for s, e in zip(rows[1], rows[2], strict=True))
-    if complete and horizontal and tabled.isdisjoint(chain.from_iterable(rows[4])):
-        return _closed_only(rows, want, capsules, boxes)
+    if rest is not None and horizontal and tabled.isdisjoint(chain.from_iterable(rows[4])):
+        table = _closed_only(rows, want, capsules, boxes)
+        if len(rest.bodies):
+            _advance_rest(table, cid, rows, shapes, rest, tolerance, calls)
+        return table_hits(table)
     out = []
     pair_cast: list[int] = []
     pair_row: list[int] = []
@@ -173,9 +208,9 @@ def sweep_one(
 
 def _closed_only(
     rows: CastRows, want: int, capsules: Capsules | None, boxes: StaticBoxes | None
-) -> BoxCastHits:
-    """`sweep_rows` of horizontal casts whose every possible obstacle is a capsule or a tabled box: each
-    cast against the capsules near it (`capsule_casts.first_hits_near`) and every box, no PyBullet call."""
+) -> np.ndarray:
+    """The `result_table` of horizontal casts against the capsules near each (`capsule_casts.first_hits_near`)
+    and every tabled box, without a PyBullet call."""
     from scenes.capsule_casts import first_hits_near
 
     m = len(rows[0])
@@ -203,7 +238,38 @@ def _closed_only(
             _write(table, starts, ends, met, (fraction, point, normal, started, body))
     if boxes is not None and want & groups.STATIC and len(boxes.body):
         _meet_boxes(table, rows, boxes, np.arange(m, dtype=np.int64))
-    return table_hits(table)
+    return table
+
+
+def _advance_rest(
+    table: np.ndarray,
+    cid: int,
+    rows: CastRows,
+    shapes: Sequence[int],
+    rest: Rest,
+    tolerance: float,
+    calls: Counter[str] | None,
+) -> None:
+    """Advance the casts whose swept box (the AABB query `candidates` makes) overlaps a `rest` body's AABB
+    against those bodies, where the touch comes before what `table` holds."""
+    half, turn = np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64)
+    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
+    c, s = np.abs(np.cos(turn)), np.abs(np.sin(turn))
+    reach = np.column_stack([c * half[:, 0] + s * half[:, 1], s * half[:, 0] + c * half[:, 1], half[:, 2]])
+    lo, hi = np.minimum(starts, ends) - reach - 0.01, np.maximum(starts, ends) + reach + 0.01
+    near: np.ndarray = np.all((lo[:, None] <= rest.hi[None]) & (hi[:, None] >= rest.lo[None]), axis=2)
+    queries = 0
+    for r in np.flatnonzero(near.any(axis=1)).tolist():
+        skip = rows[4][r]
+        bodies = [b for b in rest.bodies[near[r]].tolist() if b not in skip]
+        q = (0.0, 0.0, math.sin(0.5 * rows[3][r]), math.cos(0.5 * rows[3][r]))
+        found = advance(cid, shapes[r], q, rows[1][r], rows[2][r], bodies, tolerance)
+        queries += found[5]
+        row = result_table([found])[0]
+        if found[0] is not None and row[1] <= table[r, 1]:  # ties to advancement, as in `sweep_rows`
+            table[r] = row
+    if calls is not None:
+        calls["getClosestPoints"] += queries
 
 
 def _body_of_row(capsules: Capsules) -> np.ndarray:

@@ -90,7 +90,7 @@ class World:
             level = build_static(self.client, scene, visuals=visuals)
             self.static_bodies: tuple[int, ...] = level.bodies
             self._trimeshes = level.trimeshes
-            self._casts = CastTables(static_boxes(level.boxes))  # what casts meet in closed form
+            self._casts = CastTables(static_boxes(level.boxes), self._cid, level.bodies)
             if gui:
                 self.client.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 1)
         except BaseException:
@@ -436,7 +436,7 @@ class World:
             calls=self.pybullet_calls,
             capsules=self._capsules_now(),
             boxes=self._casts.boxes,
-            complete=self._casts.complete(self.groups, want),
+            rest=self._casts.rest(self.groups, want),
         )
 
     def _capsules_now(self) -> Capsules | None:

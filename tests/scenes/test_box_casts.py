@@ -180,3 +180,22 @@ def test_without_candidates_the_batch_meets_what_one_cast_with_candidates_meets(
             assert one.fraction == many.fraction[i]
             met.add(int(one.body))
         assert len(met & set(bodies.tolist())) > 5 and len(met & set(w.static_bodies)) >= 1
+
+
+def test_casts_past_a_ramp_advance_against_it_alone() -> None:
+    """In compound the ramp is the one static body no table holds: `box_casts` (no candidates gathered)
+    advances the casts near it against it, and agrees with `box_cast` (candidates from PyBullet)."""
+    with World(load_scene("compound")) as w:
+        ramp = (set(w.static_bodies) - w._casts.boxes.bodies).pop()
+        rng = np.random.default_rng(3)
+        m = 80
+        starts = np.column_stack([rng.uniform(-16, -4, m), rng.uniform(-9, 7, m), rng.uniform(0.2, 2.5, m)])
+        ends = starts + np.column_stack([rng.uniform(-5, 5, (m, 2)), np.zeros(m)])
+        yaws = rng.uniform(-math.pi, math.pi, m)
+        queries = w.pybullet_calls["getOverlappingObjects"]
+        many = w.box_casts((0.05, 0.3, 0.3), starts, ends, yaws=yaws, mask=groups.STATIC)
+        assert w.pybullet_calls["getOverlappingObjects"] == queries
+        for i in range(m):
+            one = w.box_cast((0.05, 0.3, 0.3), starts[i], ends[i], yaw=float(yaws[i]), mask=groups.STATIC)
+            assert (one.hit, one.body, one.fraction) == (many.hit[i], many.body[i], many.fraction[i])
+        assert (many.body == ramp).sum() > 5
