@@ -110,9 +110,9 @@ def block(
 
 
 @njit(cache=True)
-def _near_pairs(xy: np.ndarray, reach: float, fill: bool, pi: np.ndarray, pj: np.ndarray) -> int:
+def _near_pairs(xy: np.ndarray, reach: float, room: int, pi: np.ndarray, pj: np.ndarray) -> int:
     """The pairs i < j of points (n, 2) [m] closer than `reach` [m], found on a spatial hash of cells
-    `reach` wide, in a fixed order; written to `pi`, `pj` when `fill`. Returns how many there are."""
+    `reach` wide, in a fixed order; the first `room` written to `pi`, `pj`. Returns how many there are."""
     n = xy.shape[0]
     table = 1
     while table < 2 * n:
@@ -139,7 +139,7 @@ def _near_pairs(xy: np.ndarray, reach: float, fill: bool, pi: np.ndarray, pj: np
                 for b in range(start[q], start[q + 1]):
                     j = items[b]
                     if j > i and math.hypot(xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]) < reach:
-                        if fill:
+                        if count < room:
                             pi[count], pj[count] = i, j
                         count += 1
     return count
@@ -147,12 +147,15 @@ def _near_pairs(xy: np.ndarray, reach: float, fill: bool, pi: np.ndarray, pj: np
 
 @njit(cache=True)
 def _pair_list(xy: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
-    """`_near_pairs` as two arrays (i, j)."""
-    none = np.empty(0, dtype=np.int64)
-    m = _near_pairs(xy, reach, False, none, none)
-    pi, pj = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-    _near_pairs(xy, reach, True, pi, pj)
-    return pi, pj
+    """`_near_pairs` as two arrays (i, j): one pass, into room for 8 pairs a point (circles that do not
+    overlap have about 6 neighbours within two radii at most); a tighter pack takes a second pass."""
+    room = 8 * xy.shape[0]
+    pi, pj = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    m = _near_pairs(xy, reach, room, pi, pj)
+    if m > room:
+        pi, pj = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        _near_pairs(xy, reach, m, pi, pj)
+    return pi[:m], pj[:m]
 
 
 @njit(cache=True)

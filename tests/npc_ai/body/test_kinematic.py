@@ -8,14 +8,26 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from npc_ai.body.kinematic import block, separate
+from npc_ai.body.kinematic import _pair_list, block, separate
 from npc_ai.sim import PlayerSettings, Simulation, SimulationError, SimulationSettings
 from scenes import groups, load_scene
 
 NONE = (np.zeros((0, 2)), np.zeros(0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 120), side=st.floats(0.5, 30.0))
+@example(seed=0, n=120, side=0.5)  # every pair: 7,140, far past the room for 960
+def test_pair_list_is_every_close_pair_once(seed: int, n: int, side: float) -> None:
+    """Against brute force, from sparse crowds to packs far denser than 8 pairs a point (the second pass)."""
+    xy = np.random.default_rng(seed).uniform(0.0, side, (n, 2))
+    pi, pj = _pair_list(xy, 0.8)
+    want = {(i, j) for i, j in itertools.combinations(range(n), 2) if np.hypot(*(xy[i] - xy[j])) < 0.8}
+    got = list(zip(pi.tolist(), pj.tolist(), strict=True))
+    assert len(got) == len(set(got)) and set(got) == want
 
 
 def min_gap(xy: np.ndarray, radius: float) -> float:
