@@ -364,7 +364,7 @@ class NavAgent:
     @property
     def speed(self) -> float:
         """Current horizontal speed [m/s]."""
-        return float(np.hypot(self.velocity[0], self.velocity[1]))
+        return math.hypot(self.velocity[0], self.velocity[1])
 
     @property
     def stopping_distance(self) -> float:

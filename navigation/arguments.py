@@ -37,6 +37,9 @@ def shown(value: object) -> str:
 
 def _is_real(value: object) -> bool:
     """A real number: Python or numpy, integer or float; not a bool, a complex number or a string."""
+    kind = type(value)
+    if kind is float or kind is int or kind is np.float64:  # the common cases, without the ABC check
+        return True
     return isinstance(value, numbers.Real | np.integer | np.floating) and not isinstance(
         value, bool | np.bool_
     )
