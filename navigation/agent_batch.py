@@ -22,7 +22,6 @@ from navigation import arguments
 from navigation.agent import (
     AgentSettings,
     coast,
-    move_on_surface,
     nearest_on_mesh,
     retarget,
     snap_to_mesh,
@@ -31,6 +30,7 @@ from navigation.agent import (
 from navigation.agent_kernels import UNKNOWN, WINDOW, edge_table, path_tail, plane_table
 from navigation.errors import NavMeshError
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
+from navigation.raycasts import slide_many
 
 __all__ = ["UNKNOWN", "WINDOW", "AgentBatch"]
 
@@ -216,7 +216,8 @@ class AgentBatch:
         """Move the simulated positions of `rows` toward `targets` ((n, 2 or 3) [m]) along the surface,
         stopping at walls, then re-plan those that left their path corridor (NavAgent's `next_position`
         setter). Rows whose target is within 1e-12 m horizontally stay. A move that stays well inside the
-        polygon the agent is in is compiled (`agent_kernels.move_rows`); the others raycast."""
+        polygon the agent is in is compiled (`agent_kernels.move_rows`); the others walk the surface
+        (`_slide`, one compiled call for all of them)."""
         r = self._rows(rows)
         t = _points(targets, len(r), "targets")
         st = self._status
@@ -238,17 +239,15 @@ class AgentBatch:
             st,
         ):
             return
-        for j in st[: len(r)].nonzero()[0].tolist():
-            i, status = int(r[j]), int(st[j])
-            if status == kernels.SLIDE:
-                start = self.next_position[i].copy()
-                snap = self._settings[i].snap_distance
-                self.next_position[i] = move_on_surface(self.query, start, t[j], snap)
-                self.poly_id[i] = UNKNOWN
-                if self.has_path[i] and self.has_destination[i]:
-                    self._check_corridor(i)
-            else:
-                self._replan(i)
+        flagged = st[: len(r)].nonzero()[0]
+        slide = flagged[st[flagged] == kernels.SLIDE]
+        if slide.size:
+            walked = r[slide]
+            self._slide(walked, t[slide])
+            for i in walked[self.has_path[walked] & self.has_destination[walked]].tolist():
+                self._check_corridor(i)
+        for j in flagged[st[flagged] != kernels.SLIDE].tolist():
+            self._replan(int(r[j]))
 
     def follow(self, rows: object, positions: object) -> None:
         """Agents of `rows` without a path ride along with their characters: `next_position` becomes
@@ -260,7 +259,7 @@ class AgentBatch:
 
     def _follow(self, r: np.ndarray, t: np.ndarray) -> None:
         """`follow` for rows `r` (int64) and targets `t` (n, 3) [m], validated: well inside the polygon the
-        agent is in, the compiled rule; leaving it, a surface raycast (`move_on_surface`)."""
+        agent is in, the compiled rule; leaving it, a surface walk (`_slide`)."""
         args = (self.next_position, self.has_path, self.poly_id, self._edges, self._planes)
         if kernels.follow_rows(r, t, *args, self._status):
             self._after_follow(r, t)
@@ -277,11 +276,20 @@ class AgentBatch:
             again = np.zeros(look.size, dtype=np.int64)
             kernels.follow_rows(r[look], t[look], *args, again)
             st[look] = again
-        for j in todo[st[todo] == kernels.SLIDE].tolist():
-            i = int(r[j])
-            start = self.next_position[i].copy()
-            self.next_position[i] = move_on_surface(self.query, start, t[j], self._settings[i].snap_distance)
-            self.poly_id[i] = UNKNOWN
+        slide = todo[st[todo] == kernels.SLIDE]
+        if slide.size:
+            self._slide(r[slide], t[slide])
+
+    def _slide(self, rows: np.ndarray, targets: np.ndarray) -> None:
+        """`move_on_surface` for agents `rows` toward `targets` (k, 3) [m], in one compiled call
+        (`raycasts.slide_many`); a start that fell off the mesh is snapped back on, as there."""
+        out, on_mesh, _ = slide_many(self.query, self.next_position[rows], targets)
+        for k in (~on_mesh).nonzero()[0].tolist():
+            i = int(rows[k])
+            snap = self._settings[i].snap_distance
+            out[k] = snap_to_mesh(self.query, self.next_position[i], "agent position", snap)
+        self.next_position[rows] = out
+        self.poly_id[rows] = UNKNOWN
 
     # -- the tick ------------------------------------------------------------------------------------
     def update(self, dt: float, rows: object = None) -> None:
