@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from scenes.capsule_casts import first_hits_near
+
 
 @njit(cache=True)
 def _support_mid(cx: float, cy: float, ux: float, uy: float, hx: float, hy: float, dx: float, dy: float,
@@ -170,11 +172,81 @@ def first_box_hits(
             point[c, 2] = 0.5 * (top + bottom) if axis != 4 else bz + side * box_half[k, 2]
 
 
+@njit(cache=True)
+def closed_table(
+    half: np.ndarray,
+    yaw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    eligible: np.ndarray,
+    skip: np.ndarray,
+    centers: np.ndarray,
+    radius: np.ndarray,
+    half_segment: np.ndarray,
+    capsule_body: np.ndarray,
+    box_center: np.ndarray,
+    box_half: np.ndarray,
+    box_yaw: np.ndarray,
+    box_body: np.ndarray,
+    table: np.ndarray,
+) -> None:
+    """m horizontal casts (as in `first_box_hits`) against the capsules near each (`capsule_casts.
+    first_hits_near`: `eligible`, `skip`, `centers`, `radius`, `half_segment`, and `capsule_body` the body
+    id of each capsule row) and every box (`box_*`, `box_body` the body of each), in one call: writes the
+    casts' results into `table` (m, 14), the rows of `scenes.boxcast.result_table` (hit, fraction, distance,
+    position (3), point (3), normal (3), body, started). A capsule and a box met at the same fraction: the
+    capsule."""
+    m = starts.shape[0]
+    fraction = np.ones(m)
+    which = np.full(m, -1, dtype=np.int64)
+    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
+    started = np.zeros(m, dtype=np.bool_)
+    first_hits_near(
+        half, yaw, starts, ends, eligible, skip, centers, radius, half_segment, fraction, which, point,
+        normal, started,
+    )  # fmt: skip
+    body = np.full(m, -1, dtype=np.int64)
+    for c in range(m):
+        if which[c] >= 0:
+            body[c] = capsule_body[which[c]]
+    which[:] = -1
+    first_box_hits(
+        half, yaw, starts, ends, np.arange(m), box_center, box_half, box_yaw, fraction, which, point, normal,
+        started,
+    )  # fmt: skip
+    for c in range(m):
+        if which[c] >= 0:
+            body[c] = box_body[which[c]]
+        mx, my, mz = ends[c, 0] - starts[c, 0], ends[c, 1] - starts[c, 1], ends[c, 2] - starts[c, 2]
+        length = math.sqrt(mx * mx + my * my + mz * mz)
+        row = table[c]
+        if body[c] < 0:
+            row[0], row[1], row[2] = 0.0, 1.0, length
+            row[3], row[4], row[5] = ends[c, 0], ends[c, 1], ends[c, 2]
+            row[6], row[7], row[8] = math.nan, math.nan, math.nan
+            row[9], row[10], row[11] = 0.0, 0.0, 0.0
+            row[12], row[13] = -1.0, 0.0
+            continue
+        t = fraction[c]
+        row[0], row[1], row[2] = 1.0, t, t * length
+        row[3], row[4], row[5] = starts[c, 0] + t * mx, starts[c, 1] + t * my, starts[c, 2] + t * mz
+        row[6], row[7], row[8] = point[c, 0], point[c, 1], point[c, 2]
+        row[9], row[10], row[11] = normal[c, 0], normal[c, 1], normal[c, 2]
+        row[12], row[13] = float(body[c]), 1.0 if started[c] else 0.0
+
+
 def warm_up() -> None:
-    """Compile `first_box_hits` now (or load it from the disk cache), not in the first cast that needs it."""
+    """Compile `first_box_hits` and `closed_table` now (or load them from the disk cache), not in the first
+    cast that needs them."""
     one, three = np.zeros(1), np.zeros((1, 3))
     first_box_hits(
         np.ones((1, 3)), one, three, three + [5.0, 0.0, 0.0], np.zeros(1, dtype=np.int64),
         three + [3.0, 0.0, 0.0], np.ones((1, 3)), one, np.ones(1), np.full(1, -1, dtype=np.int64),
         three.copy(), three.copy(), np.zeros(1, dtype=np.bool_),
+    )  # fmt: skip
+    empty = np.zeros(0)
+    closed_table(
+        np.ones((1, 3)), one, three, three + [5.0, 0.0, 0.0], np.zeros(0, dtype=np.bool_),
+        np.full((1, 1), -1, dtype=np.int64), np.zeros((0, 3)), empty, empty, np.zeros(0, dtype=np.int64),
+        three + [3.0, 0.0, 0.0], np.ones((1, 3)), one, np.zeros(1, dtype=np.int64), np.empty((1, 14)),
     )  # fmt: skip

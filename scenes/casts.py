@@ -19,7 +19,7 @@ import numpy as np
 
 from scenes import groups
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, advance, candidates, result_table, table_hits
+from scenes.boxcast import BoxCastHits, CastRows, advance, candidates, result_table, table_hits
 from scenes.build import StaticBoxes
 from scenes.poses import PoseCache
 
@@ -32,6 +32,7 @@ class Capsules:
         rows: body id -> its row in the arrays. centers: (n, 3) capsule centres [m] (the pose cache).
         radius: (n,) [m]. half_segment: (n,) half the distance between the sphere centres [m].
         group: (n,) int64 collision group of each capsule (0 on the rows of other bodies).
+        body: (n,) int64 the body id of each capsule (-1 on the rows of other bodies).
     """
 
     rows: dict[int, int]
@@ -39,6 +40,7 @@ class Capsules:
     radius: np.ndarray
     half_segment: np.ndarray
     group: np.ndarray
+    body: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class CastTables:
         self._cid = cid
         self._level = [b for b in level if b not in boxes.bodies]  # the static bodies no table holds
         self._dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
-        self._table: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._table: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._rest: dict[int, Rest | None] = {}  # collision mask -> `rest(mask)`
 
     def add_capsule(self, body: int, radius: float, half_segment: float) -> None:
@@ -85,11 +87,12 @@ class CastTables:
             n = len(poses.bodies)
             rows = {b: poses.index(b) for b in self._dims}
             radius, half_segment, group = np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64)
+            body = np.full(n, -1, dtype=np.int64)
             for b, (r, hh) in self._dims.items():
-                radius[rows[b]], half_segment[rows[b]], group[rows[b]] = r, hh, kinds[b]
-            self._table = (rows, radius, half_segment, group)
-        rows, radius, half_segment, group = self._table
-        return Capsules(rows, poses.positions, radius, half_segment, group)
+                radius[rows[b]], half_segment[rows[b]], group[rows[b]], body[rows[b]] = r, hh, kinds[b], b
+            self._table = (rows, radius, half_segment, group, body)
+        rows, radius, half_segment, group, body = self._table
+        return Capsules(rows, poses.positions, radius, half_segment, group, body)
 
     def rest(self, kinds: dict[int, int], want: int) -> Rest | None:
         """What a cast with collision mask `want` can hit besides the tables: the static bodies of the
@@ -174,71 +177,40 @@ def sweep_rows(
     return table_hits(table)
 
 
-def sweep_one(
-    cid: int,
-    shape: int,
-    orientation: tuple[float, ...],
-    cast: tuple[tuple[float, ...], tuple[float, float, float], tuple[float, float, float], float],
-    bodies: Sequence[int],
-    capsules: Capsules | None,
-    boxes: StaticBoxes | None,
-    *,
-    tolerance: float = 1e-6,
-    calls: Counter[str] | None = None,
-) -> BoxCastHit:
-    """One horizontal cast of non-zero length (half extents, start, end, yaw) whose candidates `bodies`
-    include capsules or tabled level boxes: those met in closed form, the others by `advance`
-    (`World.box_cast`; `sweep_rows` does the same per row)."""
-    half, start, end, turn = cast
-    found = {} if capsules is None else capsules.rows
-    tabled = frozenset() if boxes is None else boxes.bodies
-    mine = [found[b] for b in bodies if b in found]
-    rest = [b for b in bodies if b not in found and b not in tabled]
-    result = advance(cid, shape, orientation, start, end, rest, tolerance)
-    if calls is not None:
-        calls["getClosestPoints"] += result[5]
-    table = result_table([result])
-    rows: CastRows = ([half], [start], [end], [turn], [()])
-    if mine and capsules is not None:
-        _meet_capsules(table, rows, capsules, np.zeros(len(mine), dtype=np.int64), np.array(mine))
-    if boxes is not None and len(rest) + len(mine) < len(bodies):
-        _meet_boxes(table, rows, boxes, np.zeros(1, dtype=np.int64))
-    return table_hits(table).row(0)
-
-
 def _closed_only(
     rows: CastRows, want: int, capsules: Capsules | None, boxes: StaticBoxes | None
 ) -> np.ndarray:
-    """The `result_table` of horizontal casts against the capsules near each (`capsule_casts.first_hits_near`)
-    and every tabled box, without a PyBullet call."""
-    from scenes.capsule_casts import first_hits_near
+    """The `result_table` of horizontal casts against the capsules near each and every tabled box, in one
+    compiled call (`box_casts.closed_table`), without a PyBullet call."""
+    from scenes.box_casts import closed_table
 
     m = len(rows[0])
-    starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
-    table = np.zeros((m, 14))
-    table[:, 1] = 1.0
-    table[:, 2] = np.linalg.norm(ends - starts, axis=1)
-    table[:, 3:6] = ends
-    table[:, 6:9] = math.nan
-    table[:, 12] = -1.0
-    if capsules is not None:
+    table = np.empty((m, 14))
+    if capsules is None:
+        eligible, skip, centers = _NO_ROWS.astype(np.bool_), np.full((m, 1), -1, dtype=np.int64), _NO_POINTS
+        radius = half_segment = _NO_ROWS.astype(np.float64)
+        body = _NO_ROWS
+    else:
         width = max(1, max(map(len, rows[4])))
         found = capsules.rows
-        skip = np.array([[found.get(b, -1) for b in sk] + [-1] * (width - len(sk)) for sk in rows[4]])
-        fraction, which = table[:, 1].copy(), np.full(m, -1, dtype=np.int64)
-        point, normal, started = np.zeros((m, 3)), np.zeros((m, 3)), np.zeros(m, dtype=np.bool_)
-        first_hits_near(
-            np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends,
-            (capsules.group & want) != 0, skip.reshape(m, width).astype(np.int64), capsules.centers,
-            capsules.radius, capsules.half_segment, fraction, which, point, normal, started,
-        )  # fmt: skip
-        met = np.flatnonzero(which >= 0)
-        if met.size:
-            body = _body_of_row(capsules)[which[met]]
-            _write(table, starts, ends, met, (fraction, point, normal, started, body))
-    if boxes is not None and want & groups.STATIC and len(boxes.body):
-        _meet_boxes(table, rows, boxes, np.arange(m, dtype=np.int64))
+        skip = np.array(
+            [[found.get(b, -1) for b in sk] + [-1] * (width - len(sk)) for sk in rows[4]], dtype=np.int64
+        ).reshape(m, width)
+        eligible, centers = (capsules.group & want) != 0, capsules.centers
+        radius, half_segment, body = capsules.radius, capsules.half_segment, capsules.body
+    use = boxes is not None and bool(want & groups.STATIC)
+    b = boxes if boxes is not None and use else _NO_BOXES
+    closed_table(
+        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64),
+        np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64), eligible, skip, centers,
+        radius, half_segment, body, b.center, b.half, b.yaw, b.body, table,
+    )  # fmt: skip
     return table
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_POINTS = np.zeros((0, 3))
+_NO_BOXES = StaticBoxes(frozenset(), _NO_POINTS, _NO_POINTS, np.zeros(0), _NO_ROWS)
 
 
 def _advance_rest(
@@ -272,14 +244,6 @@ def _advance_rest(
         calls["getClosestPoints"] += queries
 
 
-def _body_of_row(capsules: Capsules) -> np.ndarray:
-    """Per row of `capsules`' arrays, the body id there (only the capsules' rows are meaningful)."""
-    bodies = np.fromiter(capsules.rows, dtype=np.int64, count=len(capsules.rows))
-    body_of_row = np.empty(len(capsules.centers), dtype=np.int64)
-    body_of_row[np.fromiter(capsules.rows.values(), dtype=np.int64, count=len(bodies))] = bodies
-    return body_of_row
-
-
 def _meet_capsules(
     table: np.ndarray, rows: CastRows, capsules: Capsules, cast_of: np.ndarray, capsule_row: np.ndarray
 ) -> None:
@@ -301,7 +265,7 @@ def _meet_capsules(
     met = np.flatnonzero(which >= 0)
     if not met.size:
         return
-    hit = (fraction, point, normal, started, _body_of_row(capsules)[capsule_row[which[met]]])
+    hit = (fraction, point, normal, started, capsules.body[capsule_row[which[met]]])
     _write(table, starts, ends, met, hit)
 
 

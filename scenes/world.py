@@ -14,6 +14,7 @@ Building the level (`scenes.build`) and PyBullet's math helpers (`getQuaternionF
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter, deque
 from collections.abc import Iterable
 from itertools import repeat
@@ -23,9 +24,9 @@ import numpy as np
 from scenes import depenetration, groups, poses
 from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
-from scenes.boxcast import BoxCastHit, BoxCastHits, as_point, box_shape, candidates, cast_rows, sweep
+from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, as_point, box_shape, cast_rows
 from scenes.build import build_static, static_boxes
-from scenes.casts import Capsules, CastTables, sweep_one, sweep_rows
+from scenes.casts import Capsules, CastTables, sweep_rows
 from scenes.errors import WorldError
 from scenes.events import EventLog
 from scenes.model import Scene
@@ -380,7 +381,8 @@ class World:
     ) -> BoxCastHit:
         """Sweep a box (half extents [m], rotated by `yaw` [rad]) from `start` to `end` (centres, [m]).
 
-        Candidates come from one AABB query over the swept box, filtered by `mask` and `ignore`.
+        What it can hit: the bodies in the `mask` groups (None: all) but those in `ignore`; `box_casts` with
+        one row (the same answer, found the same way).
         """
         self._check_open()
         h = tuple(map(float, half_extents))
@@ -388,17 +390,10 @@ class World:
         s, e = as_point(start), as_point(end)
         if s is None or e is None:
             raise WorldError(f"box cast start and end must be 3 finite numbers, got {start!r}, {end!r}")
-        want, skip = -1 if mask is None else int(mask), set(ignore)
-        bodies, q = candidates(self._cid, h, s, e, float(yaw), skip, self.groups, want)
-        self.pybullet_calls["getOverlappingObjects"] += 1
-        caps, tabled = self._capsules_now(), self._casts.boxes.bodies
-        closed = tabled if want & groups.STATIC and tabled.isdisjoint(skip) else frozenset()
-        rows = {} if caps is None else caps.rows
-        if s[2] != e[2] or s == e or not any(b in closed or b in rows for b in bodies):
-            return sweep(self._cid, shape, q, s, e, bodies, calls=self.pybullet_calls)
-        boxes = self._casts.boxes if closed else None
-        cast = (h, s, e, float(yaw))
-        return sweep_one(self._cid, shape, q, cast, bodies, caps, boxes, calls=self.pybullet_calls)
+        if not math.isfinite(yaw):
+            raise WorldError(f"box cast yaw must be a finite number of radians, got {yaw!r}")
+        rows: CastRows = ([h], [s], [e], [float(yaw)], [tuple(map(int, ignore))])
+        return self._sweep(rows, [shape], -1 if mask is None else int(mask)).row(0)
 
     def box_casts(
         self,
@@ -425,19 +420,15 @@ class World:
         """
         self._check_open()
         rows = cast_rows(half_extents, starts, ends, yaws, ignore)
-        shapes = [self._cast_shape(h) for h in rows[0]]
-        want = -1 if mask is None else int(mask)
+        return self._sweep(rows, [self._cast_shape(h) for h in rows[0]], -1 if mask is None else int(mask))
+
+    def _sweep(self, rows: CastRows, shapes: list[int], want: int) -> BoxCastHits:
+        """`casts.sweep_rows` with this world's tables (the casts' candidates, or none to gather)."""
+        tables = self._casts
         return sweep_rows(
-            self._cid,
-            rows,
-            shapes,
-            self.groups,
-            want,
-            calls=self.pybullet_calls,
-            capsules=self._capsules_now(),
-            boxes=self._casts.boxes,
-            rest=self._casts.rest(self.groups, want),
-        )
+            self._cid, rows, shapes, self.groups, want, calls=self.pybullet_calls,
+            capsules=self._capsules_now(), boxes=tables.boxes, rest=tables.rest(self.groups, want),
+        )  # fmt: skip
 
     def _capsules_now(self) -> Capsules | None:
         """The tracked capsules at their current poses, for casts that meet them in closed form."""
