@@ -116,12 +116,6 @@ def probe_obstacles(
 
 
 # -- obstacle probes of many NPCs at once -----------------------------------------------------------------
-SMALL_BATCH = 3
-"""`probe_obstacles_many` probes this many NPCs or fewer one by one (`probe_obstacles`: the same answers),
-the edge gaps still from one `edge_gaps` call: in a running simulation (caches cold after physics) the
-batched casts' fixed costs (array checks, arrays of results) outweigh what they save up to three or four
-NPCs (measured with `python -m npc_ai.bench.probes` and by forcing group sizes, warehouse, 100 NPCs)."""
-
 EdgeGaps = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """`edge_gaps(origins (k, 3) [m], headings (k,) [rad], reach (k,) [m]) -> (k,) gaps [m]`: a second limit on
 each probe gap (inf where nothing limits it); `navmesh_edge_gaps` makes the simulation's."""
@@ -176,9 +170,9 @@ def probe_obstacles_many(
     """`probe_obstacles` for m NPCs at once, row for row the same gaps and nudges: every forward box cast
     in one `World.box_casts`, the narrower re-casts of those that started in contact in another, then the
     +-90 degree casts of the NPCs whose forward gap (edge gap included) is below their `obstacle_range`
-    (and their re-casts); up to `SMALL_BATCH` NPCs by `probe_obstacles` itself. `edge_gaps`, when given,
-    is called once, for the forward and both side headings of every NPC (3m rows: the side gaps are
-    computed whether or not the sides are cast).
+    (and their re-casts). `edge_gaps`, when given, is called once, for the forward and both side headings
+    of every NPC (3m rows: the side gaps are computed whether or not the sides are cast). One NPC too: its
+    casts cost as many calls as `probe_obstacles` makes, or fewer (both sides in one).
 
     Args:
         bodies: (m,) the NPCs' body ids (each cast ignores its own). feet: (m, 3) feet positions [m].
@@ -211,9 +205,6 @@ def probe_obstacles_many(
     if edge_gaps is not None:  # every heading in one call (a side gap unused is cheaper than a second call)
         three = np.concatenate([far, far, far])
         limit = _edge_gaps(edge_gaps, np.concatenate([f, f, f]), heading, three)
-    if m <= SMALL_BATCH:
-        rows = (f, yaw, radius, tall, pad, far, near, ids)
-        return _one_by_one(world, rows, heading, limit, float(time), lift, mask)
     half = np.empty((m, 3))
     half[:, 0], half[:, 1], half[:, 2] = SLAB, radius + pad, 0.5 * (tall - lift)
     center = f.copy()
@@ -233,43 +224,6 @@ def probe_obstacles_many(
             gaps = np.minimum(gaps, limit[turn])
         left[sides], right[sides] = gaps[: sides.size], gaps[sides.size :]
     return ObstacleProbes(float(time), forward, left, right, nudge)
-
-
-def _one_by_one(
-    world: World,
-    rows: tuple[np.ndarray, ...],
-    heading: np.ndarray,
-    limit: np.ndarray | None,
-    time: float,
-    lift: float,
-    mask: int,
-) -> ObstacleProbes:
-    """`probe_obstacles_many` of at most `SMALL_BATCH` NPCs: `probe_obstacles` for each, its edge gaps
-    read from `limit` (the gaps of `heading`: ahead, left and right of every row, from one call)."""
-    f, yaw, radius, tall, pad, far, near, ids = rows
-    m = len(f)
-    out = np.full((4, m), np.nan)
-    for i in range(m):
-        gaps = {} if limit is None else dict(zip(heading[i::m].tolist(), limit[i::m].tolist(), strict=True))
-        probe = probe_obstacles(
-            world,
-            body=int(ids[i]),
-            feet=f[i],
-            yaw=float(yaw[i]),
-            body_radius=float(radius[i]),
-            height=float(tall[i]),
-            skin=float(pad[i]),
-            reach=float(far[i]),
-            obstacle_range=float(near[i]),
-            time=time,
-            lift=lift,
-            mask=mask,
-            edge_gap=None if limit is None else gaps.__getitem__,
-        )
-        out[0, i], out[3, i] = probe.forward, probe.nudge
-        if probe.left is not None and probe.right is not None:
-            out[1, i], out[2, i] = probe.left, probe.right
-    return ObstacleProbes(time, out[0], out[1], out[2], out[3].astype(np.int64))
 
 
 def _per_npc(

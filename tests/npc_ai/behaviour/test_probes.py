@@ -128,20 +128,6 @@ def test_random_groups_of_npcs_match_one_by_one(warehouse, seed: int, m: int, ed
     assert_same(many, one_by_one(world, query if edges else None, kw))
 
 
-@pytest.mark.parametrize("small_batch", [0, 4, 10])
-def test_small_groups_one_by_one_or_batched_match(warehouse, monkeypatch, small_batch: int) -> None:
-    """Groups of up to `SMALL_BATCH` NPCs are probed one by one: both ways give the same answers."""
-    from npc_ai.behaviour import probes as perception
-
-    monkeypatch.setattr(perception, "SMALL_BATCH", small_batch)
-    world, query, npcs = warehouse
-    rng = np.random.default_rng(12)
-    for m in (1, 2, 4, 5, 7) * 6:
-        kw = placements(world, query, npcs, rng, m)
-        many = probe_obstacles_many(world, **kw, edge_gaps=navmesh_edge_gaps(query) if m % 2 else None)
-        assert_same(many, one_by_one(world, query if m % 2 else None, kw))
-
-
 def test_scalar_settings_and_arrays_agree(warehouse) -> None:
     world, query, npcs = warehouse
     kw = placements(world, query, npcs, np.random.default_rng(8), 40)
