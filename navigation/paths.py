@@ -273,8 +273,16 @@ class PathFinder:
     def _finish(
         self, status: QueryStatus, reason: QueryReason, pts: np.ndarray, vid: np.ndarray, corridor: list[int]
     ) -> PathResult:
-        """A found search's path with its heights (from the corridor's polygons) and no collinear points."""
+        """A found search's path with its heights (from the corridor's polygons) and no collinear points.
+        A corridor on one plane (a level floor: the bake gives all of its polygons one plane) needs no
+        owners: every point takes that plane's height, as `lift_path` gives it there."""
         xy = [(x, y) for x, y, _ in pts.tolist()]
+        planes = self.query._planes
+        first = planes[corridor[0]]
+        if all(planes[p] == first for p in corridor):
+            a, b, c = first
+            lifted = np.array([(x, y, a * x + b * y + c) for x, y in xy], dtype=np.float64)
+            return PathResult(status, tuple(corridor), drop_collinear(lifted), reason)
         owners = self._owners(xy, vid.tolist(), corridor)
         return PathResult(status, tuple(corridor), drop_collinear(self._lift(xy, owners, corridor)), reason)
 

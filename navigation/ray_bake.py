@@ -30,7 +30,7 @@ from navigation.navmesh import NavMesh, build_navmesh, fit_plane
 from navigation.protocols import RayHitsLike, RaySource
 from navigation.settings import BakeSettings
 
-BAKE_VERSION = 4  # bumped when the same world and settings bake a different mesh (put it in cache keys)
+BAKE_VERSION = 5  # bumped when the same world and settings bake a different mesh (put it in cache keys)
 _COPLANAR_COS = float(np.cos(np.radians(5.0)))  # floors whose normals differ more are split
 
 
@@ -177,10 +177,24 @@ def _split_conflicts(
     return out
 
 
+LEVEL = 1e-9  # [m] cell samples within this of one height are a level floor (`_fit_cells`)
+
+
+def _fit_vertices(pts: np.ndarray) -> np.ndarray:
+    """`fit_plane` through a polygon's vertices (k, 3) [m], levelled as `_fit_cells` levels cell samples."""
+    if np.ptp(pts[:, 2]) <= LEVEL:
+        return np.array([0.0, 0.0, round(float(pts[:, 2].mean()), 9)])
+    return fit_plane(pts)
+
+
 def _fit_cells(pts: np.ndarray) -> np.ndarray:
     """Least-squares plane z = a x + b y + c through (k, 3) cell samples. Samples in a row (a strip one
     cell wide) still give the slope along the row (the minimum-norm solution about their centroid is
-    level across it), where a flat fallback would put the strip's ends off by half its rise."""
+    level across it), where a flat fallback would put the strip's ends off by half its rise. Samples within
+    `LEVEL` of one height (the rays' round-off: 1.6e-15 m on warehouse) give exactly (0, 0, that height to
+    the nanometre), so every polygon of a level floor gets the same plane."""
+    if np.ptp(pts[:, 2]) <= LEVEL:  # a level floor: exactly level (a fit leaves slopes of 1e-17 behind)
+        return np.array([0.0, 0.0, round(float(pts[:, 2].mean()), 9)])
     m = pts.mean(axis=0)
     A = np.column_stack([pts[:, 0] - m[0], pts[:, 1] - m[1]])
     (a, b), *_ = np.linalg.lstsq(A, pts[:, 2] - m[2], rcond=None)
@@ -455,7 +469,7 @@ def bake_heightfield(
     V[:, :2] = hf.origin + xy * cs
     V[:, 2] = [float(np.mean(z)) if z else 0.0 for z in vz]
     P = np.array(
-        [pl if pl is not None else fit_plane(V[poly]) for poly, pl in zip(polys, planes, strict=True)]
+        [pl if pl is not None else _fit_vertices(V[poly]) for poly, pl in zip(polys, planes, strict=True)]
     )
     meta = {"source": "rays", "bake_version": BAKE_VERSION, "settings": settings.as_dict()}
     return build_navmesh(V, polys, planes=P, meta=meta)

@@ -152,3 +152,15 @@ def test_a_floor_smaller_than_min_region_area_says_how_small() -> None:
     ) as err:
         bake_from_rays(FakeWorld([tiny]), BakeSettings(agent_radius=0.0, cell_size=0.25))
     assert "lower min_region_area" in str(err.value)
+
+
+def test_a_level_floor_is_one_exact_plane_and_a_slope_keeps_its_slope() -> None:
+    from navigation.ray_bake import LEVEL, _fit_cells
+
+    rng = np.random.default_rng(0)
+    xy = rng.uniform(-5.0, 5.0, (40, 2))
+    noisy = np.column_stack([xy, 3.0 + rng.uniform(-0.8, 0.8, 40) * 1e-15])  # the rays' round-off
+    assert _fit_cells(noisy).tolist() == [0.0, 0.0, 3.0]
+    assert LEVEL < 1e-6
+    sloped = np.column_stack([xy, 0.25 * xy[:, 0] - 0.1 * xy[:, 1] + 1.0])
+    np.testing.assert_allclose(_fit_cells(sloped), [0.25, -0.1, 1.0], atol=1e-12)

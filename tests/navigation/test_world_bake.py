@@ -224,3 +224,13 @@ def test_compound_levels_meet_only_at_the_ramp() -> None:
     assert nx.has_path(g, walkway, bridge)
     g.remove_nodes_from(ramp)
     assert not nx.has_path(g, walkway, bridge), "the levels are connected somewhere other than the ramp"
+
+
+def test_every_polygon_of_a_level_floor_has_the_same_exact_plane(baked: Baked) -> None:
+    """The rays' hits on a level floor differ by round-off (1.6e-15 m on warehouse); the bake levels them,
+    so the floor's polygons share one plane and paths on it need no per-polygon heights."""
+    planes = baked.mesh.planes
+    ground = np.abs(planes[:, 2]) < 0.01
+    assert ground.sum() > 10
+    assert len({tuple(p) for p in planes[ground].tolist()}) == 1
+    assert planes[ground][0].tolist() == [0.0, 0.0, 0.0]
