@@ -226,10 +226,11 @@ def test_compound_levels_meet_only_at_the_ramp() -> None:
     assert not nx.has_path(g, walkway, bridge), "the levels are connected somewhere other than the ramp"
 
 
-def test_every_polygon_of_a_level_floor_has_the_same_exact_plane(baked: Baked) -> None:
+@pytest.mark.parametrize("name", ["arena", "warehouse", "compound"])  # the scenes with a level floor at z = 0
+def test_every_polygon_of_a_level_floor_has_the_same_exact_plane(name: str) -> None:
     """The rays' hits on a level floor differ by round-off (1.6e-15 m on warehouse); the bake levels them,
     so the floor's polygons share one plane and paths on it need no per-polygon heights."""
-    planes = baked.mesh.planes
+    planes = _get(name).mesh.planes
     ground = np.abs(planes[:, 2]) < 0.01
     assert ground.sum() > 10
     assert len({tuple(p) for p in planes[ground].tolist()}) == 1
