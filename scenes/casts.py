@@ -244,6 +244,16 @@ def _advance_rest(
         calls["getClosestPoints"] += queries
 
 
+def _scratch(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What a closed-form kernel writes for `table`'s rows: (fractions so far, which (-1), points, normals,
+    started)."""
+    m = len(table)
+    return (
+        table[:, 1].copy(), np.full(m, -1, dtype=np.int64), np.zeros((m, 3)), np.zeros((m, 3)),
+        np.zeros(m, dtype=np.bool_),
+    )  # fmt: skip
+
+
 def _meet_capsules(
     table: np.ndarray, rows: CastRows, capsules: Capsules, cast_of: np.ndarray, capsule_row: np.ndarray
 ) -> None:
@@ -251,11 +261,7 @@ def _meet_capsules(
     comes before what is there."""
     from scenes.capsule_casts import first_hits  # numba (and what it loads) only once a cast meets a capsule
 
-    m = len(table)
-    fraction = table[:, 1].copy()
-    which = np.full(m, -1, dtype=np.int64)
-    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
-    started = np.zeros(m, dtype=np.bool_)
+    fraction, which, point, normal, started = _scratch(table)
     starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
     first_hits(
         np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends, cast_of,
@@ -274,11 +280,7 @@ def _meet_boxes(table: np.ndarray, rows: CastRows, boxes: StaticBoxes, cast_rows
     tabled boxes, where it comes before what is there."""
     from scenes.box_casts import first_box_hits
 
-    m = len(table)
-    fraction = table[:, 1].copy()
-    which = np.full(m, -1, dtype=np.int64)
-    point, normal = np.zeros((m, 3)), np.zeros((m, 3))
-    started = np.zeros(m, dtype=np.bool_)
+    fraction, which, point, normal, started = _scratch(table)
     starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
     first_box_hits(
         np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64), starts, ends, cast_rows,
