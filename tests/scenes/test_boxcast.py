@@ -220,3 +220,6 @@ def test_bad_cast_arguments_raise_world_error(world: World) -> None:
         world.box_cast((0.2, -0.1, 0.2), (0, 0, 1), (1, 0, 1))
     with pytest.raises(WorldError):
         world.box_cast((0.2, 0.2, 0.2), (0, np.nan, 1), (1, 0, 1))
+    with pytest.raises(WorldError, match="yaw must be a finite number"):
+        world.box_cast((0.2, 0.2, 0.2), (0, 0, 1), (1, 0, 1), yaw=math.inf)
+    assert world.box_cast((0.2, 0.2, 0.2), (0, 0, 1), (1, 0, 1)).fraction <= 1.0  # still usable after
