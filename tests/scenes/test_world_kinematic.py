@@ -44,3 +44,31 @@ def test_refuses_dynamic_rows_and_bad_centres(world: World) -> None:
         with pytest.raises(WorldError, match="finite centres"):
             world.place_kinematic(np.array([krow]), bad, 0.1)
     np.testing.assert_allclose(world.poses.positions[krow], [0.0, 0.0, 0.9])  # nothing was lost
+
+
+def test_level_stops_pairing_with_a_group_that_is_all_kinematic(world: World) -> None:
+    level = groups.mask_of(groups.STATIC)
+    assert world.static_mask == level
+    world.add_capsules(np.zeros((1, 3)), kinematic=True)
+    assert world.static_mask == level & ~groups.NPC  # no floor-capsule pair for Bullet to re-test
+    world.add_capsule((3.0, 0.0, 0.0), group=groups.PLAYER)
+    assert world.static_mask == level & ~groups.NPC  # a dynamic body of another group changes nothing
+    world.add_capsule((6.0, 0.0, 0.0))  # a dynamic NPC: the level must hold it up again
+    assert world.static_mask == level
+
+
+def test_dynamic_bodies_still_meet_the_level_and_the_kinematic_ones(world: World) -> None:
+    kin = world.add_capsules(np.array([[0.0, 0.0, 0.0]]), kinematic=True)
+    player = world.add_capsule((-2.0, 0.0, 0.3), group=groups.PLAYER)
+    row, krow = world.poses.index(player), world.poses.index(kin[0])
+    for _ in range(30):  # the player falls onto the floor and rests there
+        world.step()
+    z = world.poses.positions[row, 2]
+    assert 0.85 < z < 0.95
+    # ignoring the kinematic capsule in a ray batch leaves its contacts as they were
+    world.ray_test(np.array([[-3.0, 0.0, 1.0]]), np.array([[3.0, 0.0, 1.0]]), ignore=kin)
+    for k in range(60):  # the kinematic capsule walks into the player and pushes it along -x
+        world.place_kinematic(np.array([krow]), np.array([[-1.0 - 0.05 * k, 0.0, 0.9]]), world.dt)
+        world.step()
+    assert world.poses.positions[row, 0] < -3.5  # pushed, not passed through
+    assert abs(world.poses.positions[row, 2] - z) < 0.05  # and still on the floor
