@@ -23,6 +23,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from scenes._bullet import Client
+from scenes._bullet import pybullet as pb
 
 ROUNDS = 64  # Gauss-Seidel sweeps over one body's contacts at most (a corner needs one)
 
@@ -89,9 +90,10 @@ def static_contacts_of(
     ids: list[int] = []
     normals: list[tuple[float, float, float]] = []
     depths: list[float] = []
+    cid = client._client  # the raw call: the client wrapper builds a partial per call
     for body in sorted(bodies):
         for other in static:
-            for c in client.getClosestPoints(body, other, 0.0) or ():
+            for c in pb.getClosestPoints(body, other, 0.0, physicsClientId=cid) or ():
                 depth = -float(c[8])
                 if depth > keep:  # contactNormalOnB points from the static body toward this one
                     ids.append(body)

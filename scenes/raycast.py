@@ -12,6 +12,7 @@ from operator import itemgetter
 import numpy as np
 
 from scenes._bullet import Client
+from scenes._bullet import pybullet as pb
 from scenes.errors import WorldError
 
 MAX_RAYS_PER_BATCH = 16_383  # PyBullet's MAX_RAY_INTERSECTION_BATCH_SIZE - 1; 16,384 silently fails
@@ -57,15 +58,16 @@ def _check_rays(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _batch(client: Client, starts: np.ndarray, ends: np.ndarray, mask: int, threads: int) -> RayHits:
-    n = len(starts)
+    n, cid = len(starts), client._client
     body = np.full(n, -1, dtype=np.int64)
     fraction = np.ones(n)
     point = ends.copy()
     normal = np.zeros((n, 3))
     for lo in range(0, n, MAX_RAYS_PER_BATCH):
         hi = min(n, lo + MAX_RAYS_PER_BATCH)
-        results = client.rayTestBatch(
-            starts[lo:hi], ends[lo:hi], numThreads=threads, collisionFilterMask=mask
+        # the raw call with the client's id: the client wrapper builds a partial per call
+        results = pb.rayTestBatch(
+            starts[lo:hi], ends[lo:hi], numThreads=threads, collisionFilterMask=mask, physicsClientId=cid
         )
         if len(results) != hi - lo:
             raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")

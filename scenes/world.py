@@ -17,6 +17,7 @@ import hashlib
 import math
 from collections import Counter, deque
 from collections.abc import Iterable
+from contextlib import nullcontext
 from itertools import repeat
 
 import numpy as np
@@ -388,16 +389,12 @@ class World:
             ignore: bodies every ray of this batch passes through (e.g. the caster).
         """
         self._check_open()
+        want = -1 if mask is None else int(mask)
         skip = {b: (self.groups[b], self._mask_of(b)) for b in ignore if b in self.groups}
-        with hidden_from_rays(self.client, skip, calls=self.pybullet_calls):
-            return ray_test(
-                self.client,
-                starts,
-                ends,
-                mask=-1 if mask is None else int(mask),
-                threads=self.settings.ray_threads,
-                calls=self.pybullet_calls,
-            )
+        hide = hidden_from_rays(self.client, skip, calls=self.pybullet_calls) if skip else nullcontext()
+        with hide:
+            threads, calls = self.settings.ray_threads, self.pybullet_calls
+            return ray_test(self.client, starts, ends, mask=want, threads=threads, calls=calls)
 
     def box_cast(
         self,

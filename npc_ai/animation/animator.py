@@ -333,16 +333,16 @@ class Animator:
                 self._fade_out = None
         self._pose = out.pose
         self._joints = None
-        loco = self._locomotion
+        b = self._locomotion.batch  # its one row, read straight from the arrays
         return RootMotion(
-            delta_local=np.asarray(out.delta_local, dtype=float),
-            delta_yaw=float(out.delta_yaw),
-            dt=dt,
-            phase=loco.phase,
-            play_rate=loco.play_rate,
-            state=self._state.name,
-            gait=self.gait.value,
-            weights=tuple(float(w) for w in loco.weights),
+            np.asarray(out.delta_local, dtype=float),
+            float(out.delta_yaw),
+            dt,
+            float(b.phase[0]),
+            float(b.play_rate[0]),
+            self._state.name,
+            GAITS[int(b.gait[0])].value,
+            tuple(b.weights[0].tolist()),
         )
 
     def _switch(self, name: str) -> None:

@@ -324,22 +324,22 @@ class BehaviourBatch:
             self.heard[i] = None
         self.hearing[rows] = False
 
-    def sight(self, rows: np.ndarray, seen: np.ndarray, points: np.ndarray, feet: np.ndarray) -> None:
-        """The perception tick of `rows`: seen (m,) bool, the player's aim points (m, 3) and feet (3,) [m].
+    def sight(self, rows: np.ndarray, seen: np.ndarray, point: np.ndarray, feet: np.ndarray) -> None:
+        """The perception tick of `rows`: seen (m,) bool, the player's aim point (3,) and feet (3,) [m].
 
         Rows that keep seeing update their target and memory at once; rows that gain or lose the player
         go through `sight_row` in row order (events, alerts to allies)."""
         keep = seen & self.sees[rows]
         if keep.any():
             k, t = rows[keep], self.env.time
-            self.target_point[k] = points[keep]
+            self.target_point[k] = point
             self.target_feet[k] = feet
             self.has_memory[k] = True
             self.memory_position[k] = feet
             self.memory_time[k] = t
             self.memory_source[k] = SIGHT
         for k in (seen != self.sees[rows]).nonzero()[0].tolist():
-            self.sight_row(int(rows[k]), points[k] if seen[k] else None, feet if seen[k] else None)
+            self.sight_row(int(rows[k]), point if seen[k] else None, feet if seen[k] else None)
 
     def sight_row(self, i: int, point: np.ndarray | None, feet: np.ndarray | None) -> None:
         """Row i's perception tick: the player's aim point and feet when seen, else None."""

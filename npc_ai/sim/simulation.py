@@ -272,6 +272,11 @@ class Simulation:
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self._period = np.array(period, dtype=np.int64)
         self._rows = np.arange(len(self.npcs))
+        # the sight timers repeat every lcm(periods) ticks: each tick's due rows, listed once
+        cycle = math.lcm(*period) if period else 1
+        self._due = (
+            [self._rows[(t + self._rows) % self._period == 0] for t in range(cycle)] if cycle <= 600 else None
+        )
         self.perception = Perception(world, period_ticks=max(period, default=1))
         self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose
@@ -402,11 +407,12 @@ class Simulation:
         if not b.n:
             return
         # sight: the NPCs whose staggered timer fires this tick, one ray batch for all of them
-        due = self._rows[(tick + self._rows) % self._period == 0]
+        rows, cycle = self._rows, self._due
+        due = cycle[tick % len(cycle)] if cycle is not None else rows[(tick + rows) % self._period == 0]
         if due.size:
             player = self.player
             if player is None:
-                b.sight(due, np.zeros(due.size, dtype=bool), np.zeros((due.size, 3)), np.zeros(3))
+                b.sight(due, np.zeros(due.size, dtype=bool), np.zeros(3), np.zeros(3))
             else:
                 c = b.cfg
                 eyes = b.positions()[due]
@@ -417,7 +423,7 @@ class Simulation:
                 seen, _, points = self.perception.see(
                     eyes, self.locomotion.yaw[due], clear, radii, c.cos_half_angle[due], targets
                 )
-                b.sight(due, seen[:, 0], np.broadcast_to(points[0], (due.size, 3)), player.position)
+                b.sight(due, seen[:, 0], points[0], player.position)
         # hearing: every noise of the last tick against every NPC, in numpy
         if self._noises:
             noises, self._noises = self._noises, []
