@@ -52,14 +52,18 @@ def _bucket(cx: int, cy: int, mask: int) -> int:
 
 
 @njit(cache=True)
-def _hash(xy: np.ndarray, size: float, start: np.ndarray, items: np.ndarray, mask: int) -> None:
+def _hash(
+    xy: np.ndarray, size: float, start: np.ndarray, items: np.ndarray, cells: np.ndarray, mask: int
+) -> None:
     """Fill the spatial hash: bucket q holds the points `items[start[q]:start[q + 1]]` (cells `size` [m]
-    wide)."""
+    wide); `cells` (n, 2) gets each point's cell, so a bucket's points of other cells can be told apart."""
     start[:] = 0
     n = xy.shape[0]
     bucket = np.empty(n, dtype=np.int64)
     for i in range(n):
-        q = _bucket(math.floor(xy[i, 0] / size), math.floor(xy[i, 1] / size), mask)
+        cx, cy = math.floor(xy[i, 0] / size), math.floor(xy[i, 1] / size)
+        cells[i, 0], cells[i, 1] = cx, cy
+        q = _bucket(cx, cy, mask)
         bucket[i] = q
         start[q + 1] += 1
     for q in range(mask + 1):
@@ -109,6 +113,11 @@ def block(
     return stopped
 
 
+# a point's own cell and the 4 cells after it (a half stencil): each pair of neighbouring cells is looked at
+# from one side only, so no pair is found twice and no bucket needs de-duplicating
+_STENCIL = ((0, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+
+
 @njit(cache=True)
 def _near_pairs(xy: np.ndarray, reach: float, room: int, pi: np.ndarray, pj: np.ndarray) -> int:
     """The pairs i < j of points (n, 2) [m] closer than `reach` [m], found on a spatial hash of cells
@@ -120,28 +129,24 @@ def _near_pairs(xy: np.ndarray, reach: float, room: int, pi: np.ndarray, pj: np.
     mask = table - 1
     start = np.zeros(table + 1, dtype=np.int64)
     items = np.empty(n, dtype=np.int64)
-    seen = np.empty(9, dtype=np.int64)
-    _hash(xy, reach, start, items, mask)
-    count = 0
+    cells = np.empty((n, 2), dtype=np.int64)
+    _hash(xy, reach, start, items, cells, mask)
+    count, reach2 = 0, reach * reach
     for i in range(n):
-        cx, cy = math.floor(xy[i, 0] / reach), math.floor(xy[i, 1] / reach)
-        buckets = 0
-        for dx in range(-1, 2):
-            for dy in range(-1, 2):
-                q = _bucket(cx + dx, cy + dy, mask)
-                dup = False
-                for u in range(buckets):
-                    dup = dup or seen[u] == q
-                if dup:
-                    continue  # two neighbour cells in one bucket: visit it once
-                seen[buckets] = q
-                buckets += 1
-                for b in range(start[q], start[q + 1]):
-                    j = items[b]
-                    if j > i and math.hypot(xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]) < reach:
-                        if count < room:
-                            pi[count], pj[count] = i, j
-                        count += 1
+        cx, cy = cells[i, 0], cells[i, 1]
+        for dx, dy in _STENCIL:
+            x, y = cx + dx, cy + dy
+            q = _bucket(x, y, mask)
+            own = dx == 0 and dy == 0
+            for b in range(start[q], start[q + 1]):
+                j = items[b]
+                if cells[j, 0] != x or cells[j, 1] != y or (own and j <= i):
+                    continue  # another cell in this bucket, or a pair of this cell seen from its other end
+                ex, ey = xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]
+                if ex * ex + ey * ey < reach2:
+                    if count < room:
+                        pi[count], pj[count] = min(i, j), max(i, j)
+                    count += 1
     return count
 
 
@@ -180,21 +185,23 @@ def separate(
     anchor = xy.copy()
     pi, pj = _pair_list(xy, size + PAIR_MARGIN)
     left = 0
+    rebuild = (0.5 * PAIR_MARGIN) ** 2  # a circle that moved this far (squared) [m^2] may have new pairs
     for _ in range(sweeps):
-        drift = 0.0
         for i in range(n):
-            drift = max(drift, math.hypot(xy[i, 0] - anchor[i, 0], xy[i, 1] - anchor[i, 1]))
-        if drift > 0.5 * PAIR_MARGIN:
-            anchor[:] = xy
-            pi, pj = _pair_list(xy, size + PAIR_MARGIN)
+            dx, dy = xy[i, 0] - anchor[i, 0], xy[i, 1] - anchor[i, 1]
+            if dx * dx + dy * dy > rebuild:
+                anchor[:] = xy
+                pi, pj = _pair_list(xy, size + PAIR_MARGIN)
+                break
         left = 0
         for k in range(pi.shape[0]):
             i, j = pi[k], pj[k]
             ex, ey = xy[j, 0] - xy[i, 0], xy[j, 1] - xy[i, 1]
-            d = math.hypot(ex, ey)
-            gap = size - d
-            if gap <= 0.0:
+            d2 = ex * ex + ey * ey
+            if d2 >= size * size:  # most listed pairs do not touch: no square root for them
                 continue
+            d = math.sqrt(d2)
+            gap = size - d
             if gap > 1e-3:
                 left += 1
             if d < 1e-9:
@@ -212,10 +219,12 @@ def separate(
                 continue
             for k in range(others.shape[0]):
                 ex, ey = xy[i, 0] - others[k, 0], xy[i, 1] - others[k, 1]
-                d = math.hypot(ex, ey)
-                gap = radius + other_radii[k] - d
-                if gap <= 0.0:
+                reach = radius + other_radii[k]
+                d2 = ex * ex + ey * ey
+                if d2 >= reach * reach:
                     continue
+                d = math.sqrt(d2)
+                gap = reach - d
                 if gap > 1e-3:
                     left += 1
                 if d < 1e-9:
