@@ -50,7 +50,7 @@ class NpcEnv(Protocol):
 
 def xyz(p: np.ndarray) -> list[float]:
     """A point as an event field: 3 floats rounded to 0.1 mm."""
-    return [round(float(v), 4) for v in p]
+    return [round(v, 4) for v in np.asarray(p, dtype=np.float64).tolist()]
 
 
 class SettingsArrays:
