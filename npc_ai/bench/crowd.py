@@ -42,12 +42,13 @@ from navigation.avoidance import AvoidanceSettings
 from navigation.crowd_metrics import OVERLAP_TOLERANCE, crowd_metrics, separations
 from navigation.crowd_scenarios import PYRVO_MISSING, circle, run, run_rvo2, rvo2_available
 from navigation.navmesh import NavMesh
+from npc_ai.bench.names import CROWD_SCENARIOS
 from npc_ai.errors import BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationSettings
 from scenes import NpcSpawn, PlayerSpawn, Scene, groups, load_builtin, parse_scene
 
-SCENARIOS = ("circle", "doorway", "corridor", "chase")
+SCENARIOS = CROWD_SCENARIOS
 METRIC_KEYS = (
     "agents",
     "completed_share",

@@ -32,20 +32,8 @@ from navigation.benchmark import solve_scenarios
 from navigation.grid_bake import bake_grid
 from navigation.movingai import read_map, read_scenarios
 from navigation.navmesh import NavMesh
+from npc_ai.bench.names import MAPS as MAPS  # re-exported: the maps of this benchmark
 from npc_ai.errors import BenchmarkSettingsError
-
-MAPS = (
-    "arena",
-    "den312d",
-    "combat",
-    "lak303d",
-    "hrt201n",
-    "16room_000",
-    "Aurora",
-    "orz100d",
-    "battleground",
-)
-"""The maps of the benchmark, in the issue's table order (battleground is not in that table)."""
 
 CPP_POLYANYA_US: dict[str, float] = {
     "arena": 1.2,

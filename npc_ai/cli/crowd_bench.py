@@ -15,7 +15,7 @@ from npc_ai.cli import types as cli_types
 
 def add_bench_crowd_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of `npc-ai bench crowd`."""
-    from npc_ai.bench.crowd import SCENARIOS
+    from npc_ai.bench.names import CROWD_SCENARIOS as SCENARIOS
 
     p.add_argument(
         "--scenarios", nargs="+", default=list(SCENARIOS), metavar="NAME",

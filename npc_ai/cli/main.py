@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from npc_ai import __version__
+from npc_ai.bench.names import COUPLING_MODES
 from npc_ai.cli import crowd_bench as crowd_bench_cli
 from npc_ai.cli import nav_bench as nav_bench_cli
 from npc_ai.cli import sim as sim_cli
@@ -281,8 +282,6 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("--quiet", action="store_true", help="no progress on stderr while baking")
     nb.set_defaults(func=_cmd_nav_bake)
 
-    from npc_ai.body.coupling import MODES
-
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_Parser)
     bs = bench_sub.add_parser("sync", help="navigation/animation sync: coupling modes on the same routes")
@@ -293,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--routes", type=cli_types.positive_int, help="seeded routes per scene (default: 24 / 12 / 6, else 6)"
     )
     bs.add_argument("--quick", action="store_true", help="a smoke run: 3 arena routes, 2 taus")
-    bs.add_argument("--modes", nargs="+", choices=list(MODES), help="coupling modes (default: all)")
+    bs.add_argument("--modes", nargs="+", choices=COUPLING_MODES, help="coupling modes (default: all)")
     bs.add_argument(
         "--tau", nargs="*", type=cli_types.positive_float, help="root_motion filter taus to sweep [s]"
     )
@@ -347,11 +346,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    """The three error roots: everything bad input can raise, in any package."""
-    from navigation.errors import NavigationError
-    from scenes.errors import SceneError
-
-    return (NpcAiError, SceneError, NavigationError)
+    """The error roots of the packages loaded so far: everything bad input can raise. A package that was
+    never imported raised nothing, and importing `navigation` or `scenes` only to name their roots would
+    cost a usage error two seconds of numba and PyBullet start-up."""
+    roots: list[type[BaseException]] = [NpcAiError]
+    for module, root in (("scenes.errors", "SceneError"), ("navigation.errors", "NavigationError")):
+        if module in sys.modules:
+            roots.append(getattr(sys.modules[module], root))
+    return tuple(roots)
 
 
 def _warning_line(

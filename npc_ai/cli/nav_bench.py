@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def add_bench_nav_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of `npc-ai bench nav`."""
-    from npc_ai.bench.nav import MAPS
+    from npc_ai.bench.names import MAPS
 
     p.add_argument("--maps", nargs="+", default=list(MAPS), help=f"maps to run (default: {' '.join(MAPS)})")
     p.add_argument("--data", help="folder of the .map and .map.scen files (default ../shared/data/movingai)")
