@@ -92,15 +92,27 @@ def point(value: object, name: str, *, any_height: bool = False) -> np.ndarray:
 
 def xyz(value: object, name: str, *, any_height: bool = False) -> tuple[float, float, float]:
     """`point` as a tuple of 3 floats [m] (no array: the cheap form for a per-query check)."""
-    if type(value) is tuple and len(value) == 2:  # the commonest call, checked first: queries run per tick
-        x, y = value
-        if (
-            type(x) is float
-            and type(y) is float
-            and abs(x) <= COORDINATE_LIMIT
-            and abs(y) <= COORDINATE_LIMIT
-        ):
-            return x, y, math.nan
+    if type(value) is tuple:  # the commonest calls, checked first: queries run per tick
+        if len(value) == 2:
+            x, y = value
+            if (
+                type(x) is float
+                and type(y) is float
+                and abs(x) <= COORDINATE_LIMIT
+                and abs(y) <= COORDINATE_LIMIT
+            ):
+                return x, y, math.nan
+        elif len(value) == 3:
+            x, y, z = value
+            if (
+                type(x) is float
+                and type(y) is float
+                and type(z) is float
+                and abs(x) <= COORDINATE_LIMIT  # False for NaN
+                and abs(y) <= COORDINATE_LIMIT
+                and (abs(z) <= COORDINATE_LIMIT or (any_height and z != z))
+            ):
+                return x, y, z
     c = _coordinates(value)
     if c is not None:
         x, y = c[0], c[1]
