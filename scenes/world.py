@@ -249,10 +249,12 @@ class World:
             (self._kinematic if kinematic else self._capsules)[body] = len(self._tracked) - 1
             self._casts.add_capsule(body, float(radius), float(height) / 2 - float(radius))
             out.append(body)
-        from scenes import box_casts, capsule_casts  # numba only once the world has capsules
+        from scenes import box_casts, capsule_casts, placement  # numba only once the world has capsules
 
         capsule_casts.warm_up()
         box_casts.warm_up()
+        if kinematic:
+            placement.warm_up()
         self._dynamic = [b for b in self._tracked if b not in self._kinematic]
         self._dynamic_rows = np.array(
             [r for r, b in enumerate(self._tracked) if b not in self._kinematic], dtype=np.int64
@@ -326,20 +328,29 @@ class World:
         Raises:
             WorldError: centres not (n, 3) finite numbers, a row that is not a kinematic capsule's.
         """
-        c = np.asarray(centers, dtype=np.float64)
-        r = np.asarray(rows, dtype=np.int64)
+        from scenes import placement  # numba only once the world has kinematic capsules
+
+        c = np.ascontiguousarray(centers, dtype=np.float64)
+        r = np.ascontiguousarray(rows, dtype=np.int64)
         n = len(r)
-        if c.shape != (n, 3) or not np.isfinite(c).all():
+        if c.shape != (n, 3):
             raise WorldError(f"place_kinematic needs ({n}, 3) finite centres, got shape {c.shape}")
         p = self._poses
-        if n and not (r.min() >= 0 and r.max() < len(p.bodies) and self._kinematic_rows[r].all()):
+        moved = np.empty(n, dtype=np.int64)
+        k = placement.place_rows(r, c, self._kinematic_rows, p.positions, p.velocities, float(dt), moved)
+        if k == placement.NOT_FINITE:
+            raise WorldError(f"place_kinematic needs ({n}, 3) finite centres, got non-finite ones")
+        if k == placement.NOT_KINEMATIC:
             raise WorldError("place_kinematic moves kinematic capsules (add_capsules(kinematic=True)) only")
-        moved = (c != p.positions[r]).any(axis=1)  # a body that stays is not teleported
-        p.velocities[r] = (c - p.positions[r]) / dt
-        p.positions[r] = c
-        r, c = r[moved], c[moved]
-        orn, ids, k = p.orientations[r].tolist(), p.bodies[r].tolist(), len(r)
-        deque(map(pb.resetBasePositionAndOrientation, ids, c.tolist(), orn, repeat(self._cid, k)), maxlen=0)
+        if k == 0:
+            return
+        moved = moved[:k]
+        r = r[moved]
+        orn, ids = p.orientations[r].tolist(), p.bodies[r].tolist()
+        deque(
+            map(pb.resetBasePositionAndOrientation, ids, c[moved].tolist(), orn, repeat(self._cid, k)),
+            maxlen=0,
+        )
         self.pybullet_calls["resetBasePositionAndOrientation"] += k
 
     def teleport(self, body: int, center: Iterable[float]) -> None:

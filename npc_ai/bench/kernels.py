@@ -28,6 +28,7 @@ KERNEL_MODULES = (
     "npc_ai.body.kernels",
     "scenes.box_casts",
     "scenes.capsule_casts",
+    "scenes.placement",
 )
 """The modules holding the package's compiled kernels."""
 

@@ -72,3 +72,20 @@ def test_dynamic_bodies_still_meet_the_level_and_the_kinematic_ones(world: World
         world.step()
     assert world.poses.positions[row, 0] < -3.5  # pushed, not passed through
     assert abs(world.poses.positions[row, 2] - z) < 0.05  # and still on the floor
+
+
+def test_only_the_bodies_that_moved_are_teleported(world: World) -> None:
+    kin = world.add_capsules(np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [6.0, 0.0, 0.0]]), kinematic=True)
+    rows = np.array([world.poses.index(b) for b in kin])
+    centres = world.poses.positions[rows].copy()
+    centres[1, 0] += 0.5  # only the middle one moves
+    before = world.pybullet_calls["resetBasePositionAndOrientation"]
+    world.place_kinematic(rows, centres, 0.5)
+    assert world.pybullet_calls["resetBasePositionAndOrientation"] - before == 1
+    np.testing.assert_allclose(world.poses.velocities[rows], [[0, 0, 0], [1.0, 0, 0], [0, 0, 0]])
+    np.testing.assert_allclose(world.client.getBasePositionAndOrientation(kin[1])[0], centres[1])
+    bad = centres.copy()
+    bad[2, 2] = np.inf  # refused before anything is written
+    with pytest.raises(WorldError, match="finite centres"):
+        world.place_kinematic(rows, bad, 0.5)
+    np.testing.assert_allclose(world.poses.positions[rows], centres)
