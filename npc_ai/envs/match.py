@@ -107,7 +107,9 @@ class Match:
             raise EnvOptionsError(f"this env drives guard 0, so it needs at least 1 guard, got {count}")
         world = WorldSettings(dt=config.dt, visuals=self.gui)
         player = PLAYER_SETTINGS if learning_player else PlayerSettings(mode="wander")
-        settings = SimulationSettings(npcs=count, player=player, trail_every=0, world=world)
+        settings = SimulationSettings(
+            npcs=count, player=player, trail_every=0, world=world, bodies=config.bodies
+        )
         self.sim = None  # its bodies go with the reset
         self.client.resetSimulation()
         try:

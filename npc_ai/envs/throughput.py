@@ -1,6 +1,7 @@
 """Throughput, measured with Gymnasium's own benchmark (the figures in docs/envs.md):
 
     python -m npc_ai.envs.throughput [--guards 8] [--frame-skip 4] [--seconds 5] [--vector 4]
+        [--bodies dynamic|kinematic]
 
 For each env id: `gymnasium.utils.performance.benchmark_step` (random actions, one process, no rendering,
 60 Hz ticks; wall clock), then where the time goes in one episode: the simulation's ticks (around
@@ -86,9 +87,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--vector", type=int, default=0, help="also time the native vector env of N worlds")
     parser.add_argument("--scene", default="arena")
+    parser.add_argument("--bodies", choices=("dynamic", "kinematic"), default="dynamic", help="guard bodies")
     args = parser.parse_args(argv)
-    settings = {"scene": args.scene, "guards": args.guards, "frame_skip": args.frame_skip, "tick_hz": 60.0}
-    print(f"scene {args.scene}, {args.guards} guards, frame skip {args.frame_skip}, 60 Hz, one process")
+    settings = {
+        "scene": args.scene,
+        "guards": args.guards,
+        "frame_skip": args.frame_skip,
+        "tick_hz": 60.0,
+        "bodies": args.bodies,
+    }
+    print(
+        f"scene {args.scene}, {args.guards} guards ({args.bodies} bodies), frame skip {args.frame_skip}, "
+        "60 Hz, one process"
+    )
     for env_id in npc_ai.envs.IDS:
         rate, tick_ms, env_ms = measure(env_id, args.seconds, **settings)
         print(

@@ -39,6 +39,25 @@ def test_check_env_passes_with_warnings_as_errors(env_id: str, action_type: str)
         env.close()
 
 
+@pytest.mark.parametrize("env_id", npc_ai.envs.IDS)
+def test_check_env_passes_with_kinematic_guards(env_id: str) -> None:
+    """`bodies="kinematic"`: the guards are placed on the navmesh instead of pushed by physics."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(env_id, bodies="kinematic", **SMALL)
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    try:
+        assert env.unwrapped.match.sim.locomotion.kinematic
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(env.unwrapped)
+    finally:
+        env.close()
+    with pytest.raises(npc_ai.envs.EnvOptionsError, match="bodies must be"):
+        gym.make(env_id, bodies="ragdoll")
+
+
 @pytest.mark.parametrize("cls", [StealthEnv, GuardEnv])
 @pytest.mark.parametrize("action_type", ["continuous", "discrete"])
 def test_observations_stay_in_their_documented_space(cls, action_type: str) -> None:
