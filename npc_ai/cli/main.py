@@ -142,14 +142,15 @@ def _cmd_nav_bake(args: argparse.Namespace) -> int:
     cli_types.writable_file(args.save, "--save", cli_types.NPZ)
     import time
 
+    from npc_ai.levels import load_level
+
+    scene = load_level(args.scene)  # a bad scene is refused before the navmesh modules load
     import numpy as np
 
     from navigation.query import NavMeshQuery
-    from npc_ai.levels import load_level
     from npc_ai.levels.navmesh import scene_navmesh
     from scenes import World
 
-    scene = load_level(args.scene)
     t0 = time.perf_counter()
     with (
         World(scene, seed=args.seed) as world,

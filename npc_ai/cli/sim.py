@@ -221,12 +221,13 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     plot = cli_types.writable_file(args.plot, "--plot", cli_types.PNG)
     if any(n < 1 for n in args.sizes):
         raise UsageError(f"--sizes must be positive, got {args.sizes}")
+    from npc_ai.levels import load_level
+
+    scene = load_level(args.scene)  # a bad scene is refused before the simulation modules load
     from npc_ai.bench.kernels import measure_kernels
     from npc_ai.bench.sim import format_profile, format_table, plot_bench_sim, report_json, run_bench_sim
     from npc_ai.cli.progress import StderrProgress
-    from npc_ai.levels import load_level
 
-    scene = load_level(args.scene)
     t0 = time.perf_counter()
     with (
         StderrProgress(f"simulation benchmark on {scene.name}", quiet=args.quiet) as progress,

@@ -3,11 +3,26 @@
 - `load_level`: a built-in scene, a `.toml` scene file or a MovingAI `.map` grid, as a `Scene`.
 - `scene_from_grid` / `scene_from_map_file`: MovingAI grids as scenes (walls on a floor).
 - `scene_navmesh`: bake (or load from the cache) the navmesh of a world's scene.
+
+The names load on first use (PEP 562): `load_level` does not pay for the navmesh modules.
 """
 
-from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
-from npc_ai.levels.loading import load_level
-from npc_ai.levels.navmesh import SceneNavmesh, bake_settings, default_cache_dir, scene_navmesh
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "SceneNavmesh": "npc_ai.levels.navmesh",
+    "bake_settings": "npc_ai.levels.navmesh",
+    "blocked_rectangles": "npc_ai.levels.grid_maps",
+    "default_cache_dir": "npc_ai.levels.navmesh",
+    "load_level": "npc_ai.levels.loading",
+    "scene_from_grid": "npc_ai.levels.grid_maps",
+    "scene_from_map_file": "npc_ai.levels.grid_maps",
+    "scene_navmesh": "npc_ai.levels.navmesh",
+}
 
 __all__ = [
     "SceneNavmesh",
@@ -19,3 +34,22 @@ __all__ = [
     "scene_from_map_file",
     "scene_navmesh",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'npc_ai.levels' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # static type checkers see the real names
+    from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
+    from npc_ai.levels.loading import load_level
+    from npc_ai.levels.navmesh import SceneNavmesh, bake_settings, default_cache_dir, scene_navmesh
