@@ -14,8 +14,9 @@ of PyBullet, `scenes` and `navigation`::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from npc_ai._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -62,17 +63,7 @@ _RENAMED = {"COUPLING_MODES": "MODES"}
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'npc_ai' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _RENAMED)
 
 
 if TYPE_CHECKING:  # static type checkers see the real names

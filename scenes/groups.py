@@ -24,3 +24,10 @@ def mask_of(group: int) -> int:
     (pieces of the level never need contact pairs with each other), and is seen by rays."""
     others = ALL & ~STATIC if group == STATIC else ALL
     return others | RAYS
+
+
+def capsule_mask(group: int, kinematic: bool) -> int:
+    """A capsule's mask: `mask_of(group)`, less STATIC and its own group when kinematic (code places
+    kinematic capsules: they need no contacts with the level or with their own kind)."""
+    mask = mask_of(group)
+    return mask & ~(STATIC | group) if kinematic else mask
