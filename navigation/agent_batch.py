@@ -462,9 +462,9 @@ def _points(values: object, n: int | None, name: str) -> np.ndarray:
     ):
         raise NavMeshError(f"{wrong}, got {arguments.shown(values)}")
     a = a.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        if not (np.abs(a) <= arguments.COORDINATE_LIMIT).all():  # False for NaN
-            raise NavMeshError(f"{wrong}, got {arguments.shown(values)}")
+    # the largest magnitude as a Python float: NaN compares False without a warning (no errstate to enter)
+    if a.size and not float(np.abs(a).max()) <= arguments.COORDINATE_LIMIT:
+        raise NavMeshError(f"{wrong}, got {arguments.shown(values)}")
     return a if a.shape[1] == 3 else np.column_stack([a, np.full(len(a), np.nan)])
 
 

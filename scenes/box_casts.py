@@ -235,9 +235,82 @@ def closed_table(
         row[12], row[13] = float(body[c]), 1.0 if started[c] else 0.0
 
 
+@njit(cache=True)
+def checked_table(
+    half: np.ndarray,
+    yaw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    ignore: np.ndarray,
+    row_of: np.ndarray,
+    eligible: np.ndarray,
+    centers: np.ndarray,
+    radius: np.ndarray,
+    half_segment: np.ndarray,
+    capsule_body: np.ndarray,
+    box_center: np.ndarray,
+    box_half: np.ndarray,
+    box_yaw: np.ndarray,
+    box_body: np.ndarray,
+    tabled: np.ndarray,
+    rest_lo: np.ndarray,
+    rest_hi: np.ndarray,
+    table: np.ndarray,
+) -> bool:
+    """`closed_table` for m casts given as they come, once they are known to meet only the tables: half
+    extents (1, 3) for all or (m, 3) [m], yaws (m,) [rad], starts and ends (m, 3) [m], `ignore` (m, j)
+    body ids each cast passes through (-1: none), `row_of` body id -> capsule row (-1: none), `tabled` the
+    bodies of the level's boxes. Returns False, writing nothing, when a number is not finite, a half extent
+    is not > 0, a cast is not horizontal or does not move, a cast ignores a body in `tabled`, or
+    its swept box (the AABB query of `scenes.boxcast.candidates`, 1 cm wider) meets one of the AABBs
+    `rest_lo`, `rest_hi` (k, 3) [m]: the caller then takes the general way."""
+    m, whole = starts.shape[0], half.shape[0] == starts.shape[0]
+    for c in range(m):
+        h = half[c if whole else 0]
+        if not (h[0] > 0.0 and h[1] > 0.0 and h[2] > 0.0 and math.isfinite(h[0] + h[1] + h[2])):
+            return False
+        if not math.isfinite(yaw[c]) or starts[c, 2] != ends[c, 2]:
+            return False
+        if starts[c, 0] == ends[c, 0] and starts[c, 1] == ends[c, 1]:
+            return False
+        for k in range(3):
+            if not (math.isfinite(starts[c, k]) and math.isfinite(ends[c, k])):
+                return False
+        for b in ignore[c]:
+            for t in tabled:
+                if b == t:
+                    return False
+        co, si = abs(math.cos(yaw[c])), abs(math.sin(yaw[c]))
+        reach = (co * h[0] + si * h[1], si * h[0] + co * h[1], h[2])
+        for r in range(rest_lo.shape[0]):
+            meets = True
+            for k in range(3):
+                lo = min(starts[c, k], ends[c, k]) - reach[k] - 0.01
+                hi = max(starts[c, k], ends[c, k]) + reach[k] + 0.01
+                meets = meets and lo <= rest_hi[r, k] and hi >= rest_lo[r, k]
+            if meets:
+                return False
+    full = half
+    if not whole:
+        full = np.empty((m, 3))
+        for c in range(m):
+            full[c] = half[0]
+    skip = np.full(ignore.shape, -1, dtype=np.int64)
+    for c in range(m):
+        for j in range(ignore.shape[1]):
+            b = ignore[c, j]
+            if 0 <= b < row_of.shape[0]:
+                skip[c, j] = row_of[b]
+    closed_table(
+        full, yaw, starts, ends, eligible, skip, centers, radius, half_segment, capsule_body, box_center,
+        box_half, box_yaw, box_body, table,
+    )  # fmt: skip
+    return True
+
+
 def warm_up() -> None:
-    """Compile `first_box_hits` and `closed_table` now (or load them from the disk cache), not in the first
-    cast that needs them."""
+    """Compile `first_box_hits`, `closed_table` and `checked_table` now (or load them from the disk
+    cache), not in the first cast that needs them."""
     one, three = np.zeros(1), np.zeros((1, 3))
     first_box_hits(
         np.ones((1, 3)), one, three, three + [5.0, 0.0, 0.0], np.zeros(1, dtype=np.int64),
@@ -249,4 +322,11 @@ def warm_up() -> None:
         np.ones((1, 3)), one, three, three + [5.0, 0.0, 0.0], np.zeros(0, dtype=np.bool_),
         np.full((1, 1), -1, dtype=np.int64), np.zeros((0, 3)), empty, empty, np.zeros(0, dtype=np.int64),
         three + [3.0, 0.0, 0.0], np.ones((1, 3)), one, np.zeros(1, dtype=np.int64), np.empty((1, 14)),
+    )  # fmt: skip
+    checked_table(
+        np.ones((1, 3)), one, three, three + [5.0, 0.0, 0.0], np.full((1, 1), -1, dtype=np.int64),
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_), np.zeros((0, 3)), empty, empty,
+        np.zeros(0, dtype=np.int64), three + [3.0, 0.0, 0.0], np.ones((1, 3)), one,
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((0, 3)), np.zeros((0, 3)),
+        np.empty((1, 14)),
     )  # fmt: skip

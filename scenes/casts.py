@@ -33,6 +33,7 @@ class Capsules:
         radius: (n,) [m]. half_segment: (n,) half the distance between the sphere centres [m].
         group: (n,) int64 collision group of each capsule (0 on the rows of other bodies).
         body: (n,) int64 the body id of each capsule (-1 on the rows of other bodies).
+        row_of: (max body id + 1,) int64 `rows` as an array (-1: not a capsule).
     """
 
     rows: dict[int, int]
@@ -41,6 +42,7 @@ class Capsules:
     half_segment: np.ndarray
     group: np.ndarray
     body: np.ndarray
+    row_of: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,9 @@ class CastTables:
         self._cid = cid
         self._level = [b for b in level if b not in boxes.bodies]  # the static bodies no table holds
         self._dims: dict[int, tuple[float, float]] = {}  # capsule -> (radius, half segment) [m]
-        self._table: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._table: (
+            tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+        ) = None
         self._rest: dict[int, Rest | None] = {}  # collision mask -> `rest(mask)`
 
     def add_capsule(self, body: int, radius: float, half_segment: float) -> None:
@@ -88,11 +92,13 @@ class CastTables:
             rows = {b: poses.index(b) for b in self._dims}
             radius, half_segment, group = np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64)
             body = np.full(n, -1, dtype=np.int64)
+            row_of = np.full(max(rows) + 1, -1, dtype=np.int64)
             for b, (r, hh) in self._dims.items():
                 radius[rows[b]], half_segment[rows[b]], group[rows[b]], body[rows[b]] = r, hh, kinds[b], b
-            self._table = (rows, radius, half_segment, group, body)
-        rows, radius, half_segment, group, body = self._table
-        return Capsules(rows, poses.positions, radius, half_segment, group, body)
+                row_of[b] = rows[b]
+            self._table = (rows, radius, half_segment, group, body, row_of)
+        rows, radius, half_segment, group, body, row_of = self._table
+        return Capsules(rows, poses.positions, radius, half_segment, group, body, row_of)
 
     def rest(self, kinds: dict[int, int], want: int) -> Rest | None:
         """What a cast with collision mask `want` can hit besides the tables: the static bodies of the
@@ -177,40 +183,121 @@ def sweep_rows(
     return table_hits(table)
 
 
+def closed_casts(
+    half_extents: object,
+    starts: object,
+    ends: object,
+    yaws: object,
+    ignore: object,
+    want: int,
+    capsules: Capsules | None,
+    boxes: StaticBoxes | None,
+    rest: Rest | None,
+) -> BoxCastHits | None:
+    """`World.box_casts` on its fast path: casts given as float64 arrays (`ignore` None or an int array)
+    that can meet only the tables (`rest` not None; `box_casts.checked_table` checks the rest: finite,
+    horizontal, moving, no tabled box ignored, no `rest` body near): their hits, row for row what
+    `sweep_rows` gives, in one compiled call with no Python per row. None when any of that does not
+    hold: the caller then takes the checked way (`cast_rows`, `sweep_rows`), which raises the typed
+    errors."""
+    from scenes.box_casts import checked_table
+
+    if rest is None or type(starts) is not np.ndarray or type(ends) is not np.ndarray:
+        return None
+    m, h = len(starts), half_extents
+    if not (m and starts.dtype == ends.dtype == np.float64 and starts.shape == ends.shape == (m, 3)):
+        return None
+    if type(h) is not np.ndarray or h.dtype != np.float64 or h.shape not in ((3,), (m, 3)):
+        return None
+    yaw = np.zeros(m) if yaws is None else yaws
+    if type(yaw) is not np.ndarray or yaw.dtype != np.float64 or yaw.shape != (m,):
+        return None
+    ids = _NO_IGNORE if ignore is None else ignore
+    if type(ids) is not np.ndarray or ids.dtype.kind not in "iu" or ids.ndim not in (1, 2):
+        return None
+    if ignore is None or not ids.size:
+        ids = np.full((m, 1), -1, dtype=np.int64)
+    elif len(ids) != m:
+        return None
+    c, b = capsules if capsules is not None else _NO_CAPSULES, boxes if boxes is not None else _NO_BOXES
+    use = b if want & groups.STATIC else _NO_BOXES
+    table = np.empty((m, 14))
+    if not checked_table(
+        np.ascontiguousarray(h.reshape(-1, 3)), np.ascontiguousarray(yaw), np.ascontiguousarray(starts),
+        np.ascontiguousarray(ends), np.ascontiguousarray(ids.reshape(m, -1), dtype=np.int64), c.row_of,
+        (c.group & want) != 0, c.centers, c.radius, c.half_segment, c.body, use.center, use.half, use.yaw,
+        use.body, b.body, rest.lo, rest.hi, table,
+    ):  # fmt: skip
+        return None
+    return table_hits(table)
+
+
 def _closed_only(
     rows: CastRows, want: int, capsules: Capsules | None, boxes: StaticBoxes | None
 ) -> np.ndarray:
-    """The `result_table` of horizontal casts against the capsules near each and every tabled box, in one
-    compiled call (`box_casts.closed_table`), without a PyBullet call."""
-    from scenes.box_casts import closed_table
-
+    """`_closed_table` of `sweep_rows`' rows."""
     m = len(rows[0])
-    table = np.empty((m, 14))
-    if capsules is None:
-        eligible, skip, centers = _NO_ROWS.astype(np.bool_), np.full((m, 1), -1, dtype=np.int64), _NO_POINTS
-        radius = half_segment = _NO_ROWS.astype(np.float64)
-        body = _NO_ROWS
-    else:
+    skip = np.full((m, 1), -1, dtype=np.int64)
+    if capsules is not None:
         width = max(1, max(map(len, rows[4])))
         found = capsules.rows
         skip = np.array(
             [[found.get(b, -1) for b in sk] + [-1] * (width - len(sk)) for sk in rows[4]], dtype=np.int64
         ).reshape(m, width)
+    return _closed_table(
+        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64),
+        np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64), skip, want, capsules, boxes,
+    )  # fmt: skip
+
+
+def _closed_table(
+    half: np.ndarray,
+    turn: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    skip: np.ndarray,
+    want: int,
+    capsules: Capsules | None,
+    boxes: StaticBoxes | None,
+) -> np.ndarray:
+    """The `result_table` of m horizontal casts ((m, 3) half extents, (m,) yaws, (m, 3) starts and ends)
+    against the capsules near each (but the capsule rows in `skip` (m, j), -1: none) and every tabled box,
+    in one compiled call (`box_casts.closed_table`), without a PyBullet call."""
+    from scenes.box_casts import closed_table
+
+    table = np.empty((len(starts), 14))
+    if capsules is None:
+        eligible, centers = _NO_ROWS.astype(np.bool_), _NO_POINTS
+        radius = half_segment = _NO_ROWS.astype(np.float64)
+        body = _NO_ROWS
+    else:
         eligible, centers = (capsules.group & want) != 0, capsules.centers
         radius, half_segment, body = capsules.radius, capsules.half_segment, capsules.body
     use = boxes is not None and bool(want & groups.STATIC)
     b = boxes if boxes is not None and use else _NO_BOXES
     closed_table(
-        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64),
-        np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64), eligible, skip, centers,
-        radius, half_segment, body, b.center, b.half, b.yaw, b.body, table,
+        half, turn, starts, ends, eligible, skip, centers, radius, half_segment, body, b.center, b.half,
+        b.yaw, b.body, table,
     )  # fmt: skip
     return table
+
+
+def _near_rest(
+    half: np.ndarray, turn: np.ndarray, starts: np.ndarray, ends: np.ndarray, rest: Rest
+) -> np.ndarray:
+    """(m, k) bool: does cast i's swept box (the AABB query `candidates` makes) meet rest body j's AABB?"""
+    c, s = np.abs(np.cos(turn)), np.abs(np.sin(turn))
+    reach = np.column_stack([c * half[:, 0] + s * half[:, 1], s * half[:, 0] + c * half[:, 1], half[:, 2]])
+    lo, hi = np.minimum(starts, ends) - reach - 0.01, np.maximum(starts, ends) + reach + 0.01
+    near: np.ndarray = np.all((lo[:, None] <= rest.hi[None]) & (hi[:, None] >= rest.lo[None]), axis=2)
+    return near
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 _NO_POINTS = np.zeros((0, 3))
 _NO_BOXES = StaticBoxes(frozenset(), _NO_POINTS, _NO_POINTS, np.zeros(0), _NO_ROWS)
+_NO_CAPSULES = Capsules({}, _NO_POINTS, np.zeros(0), np.zeros(0), _NO_ROWS, _NO_ROWS, _NO_ROWS)
+_NO_IGNORE = np.zeros((0, 1), dtype=np.int64)
 
 
 def _advance_rest(
@@ -226,10 +313,7 @@ def _advance_rest(
     against those bodies, where the touch comes before what `table` holds."""
     half, turn = np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64)
     starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
-    c, s = np.abs(np.cos(turn)), np.abs(np.sin(turn))
-    reach = np.column_stack([c * half[:, 0] + s * half[:, 1], s * half[:, 0] + c * half[:, 1], half[:, 2]])
-    lo, hi = np.minimum(starts, ends) - reach - 0.01, np.maximum(starts, ends) + reach + 0.01
-    near: np.ndarray = np.all((lo[:, None] <= rest.hi[None]) & (hi[:, None] >= rest.lo[None]), axis=2)
+    near = _near_rest(half, turn, starts, ends, rest)
     queries = 0
     for r in np.flatnonzero(near.any(axis=1)).tolist():
         skip = rows[4][r]

@@ -27,7 +27,7 @@ from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, as_point, box_shape, cast_rows
 from scenes.build import build_static, static_boxes
-from scenes.casts import Capsules, CastTables, sweep_rows
+from scenes.casts import Capsules, CastTables, closed_casts, sweep_rows
 from scenes.errors import WorldError
 from scenes.events import EventLog
 from scenes.model import Scene
@@ -438,7 +438,8 @@ class World:
     ) -> BoxCastHits:
         """m box casts in one call: row i is exactly `box_cast(half_extents[i], starts[i], ends[i],
         yaw=yaws[i], mask=mask, ignore=ignore[i])` (one AABB query and its sweep per row, as there: the
-        query's candidates decide the result), with the per-row Python of that call gone.
+        query's candidates decide the result), with the per-row Python of that call gone (and all of it
+        for float64 arrays that meet only the closed-form tables: `casts.closed_casts`).
 
         Args:
             half_extents: (3,) for every row or (m, 3) [m, > 0]. starts, ends: (m, 3) box centres [m].
@@ -450,8 +451,13 @@ class World:
             WorldError: arrays of the wrong shape, non-finite numbers, half extents <= 0.
         """
         self._check_open()
+        want, t = -1 if mask is None else int(mask), self._casts
+        tables = (self._capsules_now(), t.boxes, t.rest(self.groups, want))
+        closed = closed_casts(half_extents, starts, ends, yaws, ignore, want, *tables)
+        if closed is not None:  # float64 arrays that meet only the closed-form tables: no Python per row
+            return closed
         rows = cast_rows(half_extents, starts, ends, yaws, ignore)
-        return self._sweep(rows, [self._cast_shape(h) for h in rows[0]], -1 if mask is None else int(mask))
+        return self._sweep(rows, [self._cast_shape(h) for h in rows[0]], want)
 
     def _sweep(self, rows: CastRows, shapes: list[int], want: int) -> BoxCastHits:
         """`casts.sweep_rows` with this world's tables (the casts' candidates, or none to gather)."""
