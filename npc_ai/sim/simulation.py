@@ -480,7 +480,7 @@ class Simulation:
         if self.player is not None:
             b = self.behaviour
             rows = np.flatnonzero(b.sees)
-            eyes = b.positions()[rows]
+            eyes = b.positions()[rows] if rows.size else np.zeros((0, 3))  # no positions read when unseen
             eyes[:, 2] += b.cfg.eye_height[rows]
             step = self.player.decide(self.time, eyes)
             if step is not None:
