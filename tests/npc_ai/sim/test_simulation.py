@@ -44,7 +44,8 @@ def test_same_seed_same_event_file_in_two_processes(tmp_path: Path) -> None:
 
 
 def test_perception_is_one_ray_batch_per_tick_and_staggered() -> None:
-    settings = SimulationSettings(npcs=12, player=PlayerSettings(mode="still"))
+    # sight_batch=1: every NPC on its own phase (a crowd of 16 x 6 NPCs or more is dealt this way too)
+    settings = SimulationSettings(npcs=12, player=PlayerSettings(mode="still"), sight_batch=1)
     with Simulation(load_scene("arena"), seed=3, settings=settings) as sim:
         batches = []
         see = sim.perception.see
@@ -67,7 +68,7 @@ def test_perception_is_one_ray_batch_per_tick_and_staggered() -> None:
         sim.behaviour.sight = spy  # type: ignore[method-assign]
         sim.run(1.0)
         assert len(batches) == len(set(batches)) == 60  # one sense call per tick
-        period = sim._period[0]
+        period = sim.sight_timers.periods[0]
         assert period == 6
         for tick, who in fired.items():  # each NPC perceives once per period, on its own phase
             assert sorted(who) == [i for i in range(12) if (tick + i) % period == 0]
