@@ -32,6 +32,7 @@ from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, stat
 from npc_ai.behaviour.batch import xyz as _xyz
 from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard
 from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
+from npc_ai.behaviour.timers import SightTimers
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
@@ -40,7 +41,6 @@ from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.crowd import feed_crowd
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
-from npc_ai.sim.sight_timers import SightTimers
 from npc_ai.sim.spawning import spread_spawns, stream, unique_names
 from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
@@ -75,9 +75,9 @@ class SimulationSettings:
         bodies: "dynamic" (the default: capsules whose contacts physics solves) or "kinematic" (capsules
             that root motion moves on the navmesh and that keep apart by position, `npc_ai.body.kinematic`:
             walls, ledges and floor heights exact by construction; several times cheaper to step).
-        sight_batch: NPCs a sight ray batch should hold before the batches spread over more ticks [>= 1]
-            (`npc_ai.sim.sight_timers`: each NPC looks once per period whatever it is; 1 gives every NPC
-            its own phase).
+        timer_batch: NPCs a sight or probe batch should hold before the batches spread over more ticks
+            [>= 1] (`npc_ai.behaviour.timers`: each NPC looks once per period whatever it is; 1 gives
+            every NPC its own phase).
     """
 
     npcs: int | None = None
@@ -89,7 +89,7 @@ class SimulationSettings:
     root_only_animation: bool = True
     avoidance: AvoidanceSettings | None = None
     bodies: str = "dynamic"
-    sight_batch: int = 16
+    timer_batch: int = 16
 
     def __post_init__(self) -> None:
         if self.npcs is not None and not (isinstance(self.npcs, int) and 0 <= self.npcs <= 10_000):
@@ -103,8 +103,8 @@ class SimulationSettings:
             raise SimulationError(f"avoidance must be a navigation.AvoidanceSettings or None, got {got}")
         if self.bodies not in ("dynamic", "kinematic"):
             raise SimulationError(f"bodies must be 'dynamic' or 'kinematic', got {self.bodies!r}")
-        if not (isinstance(self.sight_batch, int) and self.sight_batch >= 1) or self.sight_batch is True:
-            raise SimulationError(f"sight_batch must be an integer >= 1, got {self.sight_batch!r}")
+        if not (isinstance(self.timer_batch, int) and self.timer_batch >= 1) or self.timer_batch is True:
+            raise SimulationError(f"timer_batch must be an integer >= 1, got {self.timer_batch!r}")
 
 
 class Simulation:
@@ -277,7 +277,8 @@ class Simulation:
             )
         self._bodies = {npc.body: npc for npc in self.npcs}
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
-        self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.sight_batch)
+        self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)
+        self.behaviour.align_probes(s.timer_batch)
         self.perception = Perception(world, period_ticks=max(period, default=1))
         self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose
@@ -407,8 +408,7 @@ class Simulation:
         world, tick, t, b = self.world, self.world.tick, self.world.time, self.behaviour
         if not b.n:
             return
-        # sight: the NPCs whose staggered timer fires this tick, one ray batch for all of them
-        due = self.sight_timers.due(tick)
+        due = self.sight_timers.due(tick)  # sight: the NPCs whose timer fires, one ray batch for all of them
         if due.size:
             player = self.player
             if player is None:

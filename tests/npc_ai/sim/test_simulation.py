@@ -44,8 +44,8 @@ def test_same_seed_same_event_file_in_two_processes(tmp_path: Path) -> None:
 
 
 def test_perception_is_one_ray_batch_per_tick_and_staggered() -> None:
-    # sight_batch=1: every NPC on its own phase (a crowd of 16 x 6 NPCs or more is dealt this way too)
-    settings = SimulationSettings(npcs=12, player=PlayerSettings(mode="still"), sight_batch=1)
+    # timer_batch=1: every NPC on its own phase (a crowd of 16 x 6 NPCs or more is dealt this way too)
+    settings = SimulationSettings(npcs=12, player=PlayerSettings(mode="still"), timer_batch=1)
     with Simulation(load_scene("arena"), seed=3, settings=settings) as sim:
         batches = []
         see = sim.perception.see

@@ -1,0 +1,69 @@
+"""Timers that fill batches: which NPCs look (sight) and feel ahead (obstacle probes) on which tick.
+
+Each NPC looks once every `period` ticks (its archetype's `perception_period_s` over the tick length) and
+probes once every probe period while it wanders (`probe_interval_s`). A sight tick or a probe tick costs a
+fixed overhead (the calls, the candidate tests, the ray or cast batch and its bookkeeping: 0.1-0.4 ms)
+plus little per NPC, so the phases are chosen to fill batches: the NPCs are dealt into
+``k = clamp(ceil(n / batch), 1, longest period)`` groups (`group_count`), and NPC i of group
+``g = i mod k`` is on phase on the ticks where ``(tick + g * period_i // k) % period_i == 0`` (`phases`). A
+small crowd works in a few large batches; a crowd of ``batch x period`` NPCs or more works in one batch
+every tick, NPC i when ``(tick + i) % period_i == 0`` (the work spread evenly).
+
+Sight (`SightTimers`): each NPC looks exactly once per period, on its phase, so how late it can notice
+something does not depend on the grouping. Probes (`next_on_phase`): a probe is due a probe interval after
+the last one, on the NPC's next phase tick; a wanderer's first probe (entering Wander) is at once, so only
+the second one waits for the phase, by less than one period.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+CYCLE_LIMIT = 600
+"""Longest timer cycle [ticks] whose due rows are listed once up front (longer cycles compute each tick's)."""
+
+
+def group_count(n: int, batch: int, longest: int) -> int:
+    """How many phase groups n NPCs are dealt into: enough for batches of about `batch` NPCs, at least 1,
+    at most `longest` (the longest period [ticks])."""
+    return max(1, min(longest, math.ceil(n / batch)))
+
+
+def phases(rows: np.ndarray, groups: int, periods: np.ndarray) -> np.ndarray:
+    """(m,) the phase [ticks] of NPC rows `rows` (m,) with periods `periods` (m,) [ticks, >= 1], dealt
+    into `groups` groups."""
+    return ((rows % groups) * periods) // groups
+
+
+def next_on_phase(ticks: np.ndarray, rows: np.ndarray, groups: int, periods: np.ndarray) -> np.ndarray:
+    """(m,) the first tick at or after `ticks` (m,) that is on the phase of each of `rows` (m,)."""
+    return ticks + (-(ticks + phases(rows, groups, periods))) % periods
+
+
+class SightTimers:
+    """The sight phases of n NPCs.
+
+    Args:
+        periods: (n,) each NPC's sight period [ticks, >= 1].
+        batch: how many NPCs a sight batch should hold before the batches spread over more ticks [>= 1].
+    """
+
+    def __init__(self, periods: np.ndarray, batch: int) -> None:
+        p = np.asarray(periods, dtype=np.int64)
+        n = len(p)
+        self.periods = p
+        self.groups = group_count(n, batch, int(p.max(initial=1)))
+        self._rows = np.arange(n)
+        self.phases = phases(self._rows, self.groups, p)  # [ticks]
+        cycle = math.lcm(*p.tolist()) if n else 1
+        # the timers repeat every lcm(periods) ticks: each tick's due rows, listed once
+        self._cycle = [self._due(t) for t in range(cycle)] if cycle <= CYCLE_LIMIT else None
+
+    def due(self, tick: int) -> np.ndarray:
+        """The rows (increasing) that look on world tick `tick`."""
+        return self._cycle[tick % len(self._cycle)] if self._cycle is not None else self._due(tick)
+
+    def _due(self, tick: int) -> np.ndarray:
+        return self._rows[(tick + self.phases) % self.periods == 0]
