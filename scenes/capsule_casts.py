@@ -139,6 +139,25 @@ def first_hits(
 
 
 @njit(cache=True)
+def _later(wx: float, wy: float, mx: float, my: float, length2: float, within: float, best: float) -> bool:
+    """Can a box whose centre moves by (mx, my) [m] (length2 its squared length) and whose footprint stays
+    within `within` [m] of its centre (its half diagonal plus the capsule's radius) not touch the capsule
+    axis at (wx, wy) from the start [m] before the fraction `best`? True when the axis stays farther than
+    `within` from the centre's path, or comes within it only at a fraction at or after `best` (or past
+    the move's end): a bound with a 1e-9 margin, so `_touch` would not have written the capsule either."""
+    dot = wx * mx + wy * my
+    off2 = wx * wx + wy * wy - dot * dot / length2  # squared distance of the axis from the centre's line
+    if off2 > within * within + 1e-9:
+        return True
+    first = (dot - math.sqrt(max(within * within - off2, 0.0) * length2)) / length2  # [fraction]
+    return first - 1e-9 >= best or first > 1.0 + 1e-9
+
+
+GRID_PAIRS = 4096
+"""Above this many (cast, capsule) pairs, `first_hits_near` finds each cast's capsules through a grid."""
+
+
+@njit(cache=True)
 def first_hits_near(
     half: np.ndarray,
     yaw: np.ndarray,
@@ -157,13 +176,34 @@ def first_hits_near(
 ) -> None:
     """`first_hits` of every cast against every `eligible` (n,) capsule (rows of `centers` (n, 3), `radius`,
     `half_segment` (n,) [m]) but those in its row of `skip` (m, j) (capsule rows, -1 for none), found by
-    their bounding boxes instead of a candidate list; `which[c]` is the capsule's row."""
-    for c in range(starts.shape[0]):
+    their bounding boxes instead of a candidate list; `which[c]` is the capsule's row. Beyond `GRID_PAIRS`
+    pairs the capsules near a cast come from a uniform grid of their centres; either way each cast meets
+    its capsules in row order, so the answers do not depend on the grid."""
+    m, n = starts.shape[0], centers.shape[0]
+    use_grid = m * n > GRID_PAIRS
+    found = np.arange(n)  # each cast's candidates in row order: every capsule, or those of nearby cells
+    count = n
+    if use_grid:
+        size, x0, y0, nx, ny, first, order = _grid(centers, radius, eligible)
+    widest = 0.0
+    for k in range(n):
+        if eligible[k]:
+            widest = max(widest, radius[k])
+    for c in range(m):
         sx, sy, ex, ey = starts[c, 0], starts[c, 1], ends[c, 0], ends[c, 1]
         reach = math.hypot(half[c, 0], half[c, 1])  # the box's horizontal extent from its centre, any yaw
         lo_x, hi_x = min(sx, ex) - reach, max(sx, ex) + reach
         lo_y, hi_y = min(sy, ey) - reach, max(sy, ey) + reach
-        for k in range(centers.shape[0]):
+        if use_grid:
+            count = 0
+            gx0, gx1 = _cell(lo_x - widest - x0, size, nx), _cell(hi_x + widest - x0, size, nx)
+            for gy in range(_cell(lo_y - widest - y0, size, ny), _cell(hi_y + widest - y0, size, ny) + 1):
+                for g in range(gy * nx + gx0, gy * nx + gx1 + 1):
+                    for q in range(first[g], first[g + 1]):
+                        found[count] = order[q]
+                        count += 1
+            found[:count].sort()
+        for k in found[:count]:
             if not eligible[k]:
                 continue
             r = radius[k]
@@ -172,12 +212,90 @@ def first_hits_near(
                 continue
             if abs(centers[k, 2] - starts[c, 2]) > half[c, 2] + half_segment[k] + r:
                 continue
-            skipped = False
-            for q in range(skip.shape[1]):
-                skipped |= skip[c, q] == k
-            if not skipped and _touch(half, yaw, starts, ends, c, centers[k], r, half_segment[k], fraction,
-                                      point, normal, started):  # fmt: skip
-                which[c] = k
+            _near_pair(half, yaw, starts, ends, c, k, reach, skip, centers, radius, half_segment, fraction,
+                       which, point, normal, started)  # fmt: skip
+
+
+@njit(cache=True)
+def _cell(offset: float, size: float, cells: int) -> int:
+    """The grid column (row) of an offset [m] from the grid's origin, clamped to 0..cells-1."""
+    v = offset / size  # clamped as a float first: a far-off cast never overflows an integer
+    if not v >= 0.0:
+        return 0
+    return cells - 1 if v >= cells - 1 else int(v)
+
+
+@njit(cache=True)
+def _grid(
+    centers: np.ndarray, radius: np.ndarray, eligible: np.ndarray
+) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray]:
+    """A uniform grid of the eligible capsules' centres: (cell size [m], origin x, y [m], columns, rows,
+    (cells + 1,) each cell's first entry in `order`, the capsule rows ordered by cell, then by row)."""
+    n = centers.shape[0]
+    x0, y0, x1, y1, widest, count = math.inf, math.inf, -math.inf, -math.inf, 0.0, 0
+    for k in range(n):
+        if eligible[k]:
+            x0, y0 = min(x0, centers[k, 0]), min(y0, centers[k, 1])
+            x1, y1 = max(x1, centers[k, 0]), max(y1, centers[k, 1])
+            widest, count = max(widest, radius[k]), count + 1
+    if count == 0:
+        return 1.0, 0.0, 0.0, 1, 1, np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    size = max(1.0, 2.0 * widest)
+    while ((x1 - x0) / size + 1.0) * ((y1 - y0) / size + 1.0) > 4.0 * count + 64.0:
+        size *= 2.0
+    nx, ny = int((x1 - x0) / size) + 1, int((y1 - y0) / size) + 1
+    cell = np.full(n, -1, dtype=np.int64)
+    first = np.zeros(nx * ny + 1, dtype=np.int64)
+    for k in range(n):
+        if eligible[k]:
+            cell[k] = _cell(centers[k, 1] - y0, size, ny) * nx + _cell(centers[k, 0] - x0, size, nx)
+            first[cell[k] + 1] += 1
+    for g in range(nx * ny):
+        first[g + 1] += first[g]
+    order = np.empty(count, dtype=np.int64)
+    fill = first[:-1].copy()
+    for k in range(n):  # in row order: each cell's entries ascending
+        if cell[k] >= 0:
+            order[fill[cell[k]]] = k
+            fill[cell[k]] += 1
+    return size, x0, y0, nx, ny, first, order
+
+
+@njit(cache=True)
+def _near_pair(
+    half: np.ndarray,
+    yaw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    c: int,
+    k: int,
+    reach: float,
+    skip: np.ndarray,
+    centers: np.ndarray,
+    radius: np.ndarray,
+    half_segment: np.ndarray,
+    fraction: np.ndarray,
+    which: np.ndarray,
+    point: np.ndarray,
+    normal: np.ndarray,
+    started: np.ndarray,
+) -> None:
+    """Cast c (its box `reach` [m] from its centre) against capsule k, whose bounding box and heights
+    meet the cast's: unless the centre's path keeps clear of it (`_later`) or the cast skips it,
+    `_touch`, and `which[c] = k` when it touches first."""
+    sx, sy = starts[c, 0], starts[c, 1]
+    mx, my = ends[c, 0] - sx, ends[c, 1] - sy
+    length2 = mx * mx + my * my
+    r = radius[k]
+    if length2 > 0.0 and _later(
+        centers[k, 0] - sx, centers[k, 1] - sy, mx, my, length2, reach + r, fraction[c]
+    ):
+        return
+    for q in range(skip.shape[1]):
+        if skip[c, q] == k:
+            return
+    if _touch(half, yaw, starts, ends, c, centers[k], r, half_segment[k], fraction, point, normal, started):
+        which[c] = k
 
 
 def warm_up() -> None:

@@ -269,28 +269,27 @@ def _cast_gaps(
     nudges: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`_cast_gap` for k rows: (k,) free gaps [m] (inf: no hit), (k,) nudges (zeros unless `nudges`).
-
-    The narrower re-cast of a row whose box started in contact is cast with the first, in one
-    `World.box_casts` of 2k rows (its answer is kept only for those rows): on the closed-form tables a
-    row more costs next to nothing, and a second call costs its whole overhead."""
-    k, turn = len(heading), heading.tolist()
+    The rows whose box started in contact are cast again, narrower, in a second call (the closed-form
+    casts cost per row: casting every row both ways would double them for a rare retry)."""
+    turn = heading.tolist()
     behind = radius - SLAB  # the slabs start this far behind the capsules' fronts [m]
     end = _ahead(center, turn, reach + behind)
-    narrow = half.copy()
-    narrow[:, 1] = radius
-    both = world.box_casts(
-        np.concatenate([half, narrow]), np.concatenate([center, center]), np.concatenate([end, end]),
-        yaws=np.concatenate([heading, heading]), mask=mask, ignore=np.concatenate([bodies, bodies]),
-    )  # fmt: skip
-    again = both.hit[:k] & both.started_in_contact[:k]
-    hit = np.where(again, both.hit[k:], both.hit[:k])
-    distance = np.where(again, both.distance[k:], both.distance[:k])
-    gap = np.where(hit, np.maximum(0.0, distance - behind), math.inf)
-    nudge = np.zeros(k, dtype=np.int64)
+    hits = world.box_casts(half, center, end, yaws=heading, mask=mask, ignore=bodies)
+    nudge = np.zeros(len(turn), dtype=np.int64)
+    again = (hits.hit & hits.started_in_contact).nonzero()[0]
+    gap = np.where(hits.hit, np.maximum(0.0, hits.distance - behind), math.inf)
+    if again.size == 0:
+        return gap, nudge
     if nudges:  # as `_cast_gap`: the side of the touch, from the normal (obstacle -> body)
-        for i in again.nonzero()[0].tolist():
+        for i in again.tolist():
             left = np.array([-math.sin(turn[i]), math.cos(turn[i]), 0.0])
-            nudge[i] = 1 if float(both.normal[i] @ left) >= 0 else -1
+            nudge[i] = 1 if float(hits.normal[i] @ left) >= 0 else -1
+    narrow = half[again].copy()
+    narrow[:, 1] = radius[again]
+    redo = world.box_casts(
+        narrow, center[again], end[again], yaws=heading[again], mask=mask, ignore=bodies[again]
+    )
+    gap[again] = np.where(redo.hit, np.maximum(0.0, redo.distance - behind[again]), math.inf)
     return gap, nudge
 
 

@@ -113,3 +113,39 @@ def test_above_a_capsule_misses_it(world: World) -> None:
     top = world.poses.positions[world.poses.index(body)] + [-1.0, 0.0, 1.0]  # 0.1 m above its 1.8 m
     hit = world.box_cast((0.1, 0.1, 0.05), top, top + [2.0, 0.0, 0.0], mask=groups.NPC)
     assert not hit.hit or hit.body != body
+
+
+def _outputs(m: int) -> tuple[np.ndarray, ...]:
+    return np.ones(m), np.full(m, -1, dtype=np.int64), np.zeros((m, 3)), np.zeros((m, 3)), np.zeros(m, bool)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), m=st.integers(1, 60), spread=st.floats(2.0, 40.0)
+)
+def test_the_grid_finds_what_every_pair_finds(seed: int, n: int, m: int, spread: float) -> None:
+    """`first_hits_near` (through its grid above `GRID_PAIRS` pairs) against `first_hits` given every
+    (cast, capsule) pair: the same first touches, bit for bit, in a crowd with some capsules not eligible
+    and some skipped."""
+    from scenes.capsule_casts import first_hits, first_hits_near
+
+    rng = np.random.default_rng(seed)
+    centers = np.column_stack([rng.uniform(-spread, spread, (n, 2)), rng.uniform(0.8, 1.2, n)])
+    radius = rng.uniform(0.2, 0.5, n)
+    half_segment = rng.uniform(0.3, 0.6, n)
+    eligible = rng.random(n) < 0.9
+    starts = np.column_stack([rng.uniform(-spread, spread, (m, 2)), np.full(m, 1.05)])
+    ends = starts + np.column_stack([rng.uniform(-6, 6, (m, 2)), np.zeros(m)])
+    half = np.column_stack([rng.uniform(0.01, 0.5, (m, 2)), rng.uniform(0.2, 0.8, m)])
+    yaw = rng.uniform(-math.pi, math.pi, m)
+    skip = rng.integers(-1, n, (m, 2))
+    near = _outputs(m)
+    first_hits_near(half, yaw, starts, ends, eligible, skip, centers, radius, half_segment, *near)
+    cast_of, row = np.divmod(np.arange(m * n), n)
+    keep = eligible[row] & (skip[cast_of] != row[:, None]).all(axis=1)
+    cast_of, row = cast_of[keep], row[keep]
+    every = _outputs(m)
+    first_hits(half, yaw, starts, ends, cast_of, centers[row], radius[row], half_segment[row], *every)
+    assert near[1].tolist() == [int(row[j]) if j >= 0 else -1 for j in every[1].tolist()]
+    for a, b in zip(near[:1] + near[2:], every[:1] + every[2:], strict=True):
+        np.testing.assert_array_equal(a, b)
