@@ -23,7 +23,6 @@ from navigation.angles import wrap_angle
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
 from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER, BehaviourError
-from npc_ai.behaviour.timers import group_count, next_on_phase
 from npc_ai.body.batch import LocomotionBatch
 
 if TYPE_CHECKING:
@@ -192,7 +191,6 @@ class BehaviourBatch:
         self.probe_right = np.full(n, np.nan)
         self.probe_nudge = np.zeros(n, dtype=np.int64)
         self.probe_due = np.zeros(n)  # [s]
-        self.probe_groups: int | None = None  # phase groups of the probe timers (`align_probes`); None: none
         # motor state
         self.speed_param = np.zeros(n)  # the speed each NPC asks of its legs, smoothed [m/s]
         self.cooldown_until = np.full(n, -np.inf)  # [s]
@@ -399,20 +397,7 @@ class BehaviourBatch:
         self.probe_left[rows] = left
         self.probe_right[rows] = right
         self.probe_nudge[rows] = nudge
-        due = time + self.cfg.probe_interval_s[rows] - 1e-9
-        if self.probe_groups is not None:  # on each row's phase (`timers`): a tick's probes in one batch
-            first = np.ceil(due / self.dt).astype(np.int64)  # the first tick at or after `due`
-            due = next_on_phase(first, rows, self.probe_groups, self._probe_periods(rows)) * self.dt - 1e-9
-        self.probe_due[rows] = due
-
-    def align_probes(self, batch: int) -> None:
-        """From now on, a probe is due on its row's next phase tick (`npc_ai.behaviour.timers`) a probe
-        interval after the last: the NPCs dealt into phase groups of about `batch` [>= 1] rows each."""
-        self.probe_groups = group_count(self.n, batch, int(self._probe_periods(self.rows).max(initial=1)))
-
-    def _probe_periods(self, rows: np.ndarray) -> np.ndarray:
-        """(m,) the probe intervals of `rows` in ticks [>= 1]."""
-        return np.maximum(1, np.rint(self.cfg.probe_interval_s[rows] / self.dt)).astype(np.int64)
+        self.probe_due[rows] = time + self.cfg.probe_interval_s[rows] - 1e-9
 
     def probe_of(self, i: int) -> ObstacleProbe | None:
         """Row i's unconsumed probe."""

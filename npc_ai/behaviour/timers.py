@@ -1,18 +1,16 @@
-"""Timers that fill batches: which NPCs look (sight) and feel ahead (obstacle probes) on which tick.
+"""Sight timers that fill batches: which NPCs look on which tick.
 
-Each NPC looks once every `period` ticks (its archetype's `perception_period_s` over the tick length) and
-probes once every probe period while it wanders (`probe_interval_s`). A sight tick or a probe tick costs a
-fixed overhead (the calls, the candidate tests, the ray or cast batch and its bookkeeping: 0.1-0.4 ms)
-plus little per NPC, so the phases are chosen to fill batches: the NPCs are dealt into
+Each NPC looks once every `period` ticks (its archetype's `perception_period_s` over the tick length). A
+sight tick costs a fixed overhead (the call, the candidate test, the ray batch and its bookkeeping, about
+0.1 ms) plus little per NPC, so the phases are chosen to fill batches: the NPCs are dealt into
 ``k = clamp(ceil(n / batch), 1, longest period)`` groups (`group_count`), and NPC i of group
 ``g = i mod k`` is on phase on the ticks where ``(tick + g * period_i // k) % period_i == 0`` (`phases`). A
 small crowd works in a few large batches; a crowd of ``batch x period`` NPCs or more works in one batch
 every tick, NPC i when ``(tick + i) % period_i == 0`` (the work spread evenly).
 
-Sight (`SightTimers`): each NPC looks exactly once per period, on its phase, so how late it can notice
-something does not depend on the grouping. Probes (`next_on_phase`): a probe is due a probe interval after
-the last one, on the NPC's next phase tick; a wanderer's first probe (entering Wander) is at once, so only
-the second one waits for the phase, by less than one period.
+Each NPC looks exactly once per period, on its phase, so how late it can notice something does not
+depend on the grouping. (The obstacle probes need no such rule: a probe is due a probe interval after the
+last, so the wanderers that entered Wander together keep probing together.)
 """
 
 from __future__ import annotations
@@ -35,11 +33,6 @@ def phases(rows: np.ndarray, groups: int, periods: np.ndarray) -> np.ndarray:
     """(m,) the phase [ticks] of NPC rows `rows` (m,) with periods `periods` (m,) [ticks, >= 1], dealt
     into `groups` groups."""
     return ((rows % groups) * periods) // groups
-
-
-def next_on_phase(ticks: np.ndarray, rows: np.ndarray, groups: int, periods: np.ndarray) -> np.ndarray:
-    """(m,) the first tick at or after `ticks` (m,) that is on the phase of each of `rows` (m,)."""
-    return ticks + (-(ticks + phases(rows, groups, periods))) % periods
 
 
 class SightTimers:

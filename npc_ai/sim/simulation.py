@@ -75,9 +75,9 @@ class SimulationSettings:
         bodies: "dynamic" (the default: capsules whose contacts physics solves) or "kinematic" (capsules
             that root motion moves on the navmesh and that keep apart by position, `npc_ai.body.kinematic`:
             walls, ledges and floor heights exact by construction; several times cheaper to step).
-        timer_batch: NPCs a sight or probe batch should hold before the batches spread over more ticks
-            [>= 1] (`npc_ai.behaviour.timers`: each NPC looks once per period whatever it is; 1 gives
-            every NPC its own phase).
+        timer_batch: NPCs a sight ray batch should hold before the batches spread over more ticks [>= 1]
+            (`npc_ai.behaviour.timers`: each NPC looks once per period whatever it is; 1 gives every NPC
+            its own phase).
     """
 
     npcs: int | None = None
@@ -278,7 +278,6 @@ class Simulation:
         self._bodies = {npc.body: npc for npc in self.npcs}
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)
-        self.behaviour.align_probes(s.timer_batch)
         self.perception = Perception(world, period_ticks=max(period, default=1))
         self.trace = Trace([n.name for n in self.npcs], capacity=s.trail_capacity)
         world.step()  # settle one tick so every pose is a physics pose

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npc_ai.behaviour.timers import CYCLE_LIMIT, SightTimers, next_on_phase, phases
+from npc_ai.behaviour.timers import CYCLE_LIMIT, SightTimers
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSettings
 from scenes import load_scene
@@ -88,51 +88,3 @@ def test_the_simulation_makes_one_ray_batch_per_sight_tick() -> None:
 def test_timer_batch_is_checked(bad: object) -> None:
     with pytest.raises(SimulationError, match="timer_batch"):
         SimulationSettings(timer_batch=bad)  # type: ignore[arg-type]
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    ticks=st.lists(st.integers(0, 100_000), min_size=1, max_size=30),
-    groups=st.integers(1, 12),
-    period=st.integers(1, 12),
-)
-def test_next_on_phase_is_the_first_phase_tick_at_or_after(
-    ticks: list[int], groups: int, period: int
-) -> None:
-    t = np.array(ticks, dtype=np.int64)
-    rows = np.arange(len(t)) * 7  # any rows
-    periods = np.full(len(t), period, dtype=np.int64)
-    got = next_on_phase(t, rows, groups, periods)
-    phase = phases(rows, groups, periods)
-    assert ((got + phase) % periods == 0).all()
-    assert (got >= t).all() and (got - t < periods).all()
-
-
-def test_probes_of_wanderers_fill_the_phase_ticks() -> None:
-    """10 NPCs, one phase group: a probe that follows the NPC's last one within two intervals (it kept
-    wandering) is on the group's tick; no NPC probes twice within an interval."""
-    settings = SimulationSettings(npcs=10, player=None)
-    with Simulation(load_scene("warehouse"), seed=4, settings=settings) as sim:
-        b = sim.behaviour
-        assert b.probe_groups == 1
-        period = int(b._probe_periods(b.rows)[0])
-        probes = b.probes
-        seen: dict[int, list[int]] = {}
-
-        def spy(rows, *a):
-            for i in rows.tolist():
-                seen.setdefault(i, []).append(sim.world.tick)
-            return probes(rows, *a)
-
-        b.probes = spy  # type: ignore[method-assign]
-        sim.run(8.0)
-    kept, total = 0, 0
-    for ticks in seen.values():
-        gaps = np.diff(ticks)
-        assert (gaps >= period).all()
-        for gap, tick in zip(gaps.tolist(), ticks[1:], strict=True):
-            total += 1
-            if gap < 2 * period:
-                kept += 1
-                assert tick % period == 0  # group 0's phase
-    assert kept > 50 and total > kept / 2
