@@ -25,12 +25,15 @@ KERNEL_MODULES = (
     "navigation.polyanya",
     "npc_ai.animation.kernels",
     "npc_ai.behaviour.kernels",
+    "npc_ai.behaviour.perception",
     "npc_ai.body.kernels",
+    "npc_ai.body.kinematic",
     "scenes.box_casts",
     "scenes.capsule_casts",
     "scenes.placement",
 )
-"""The modules holding the package's compiled kernels."""
+"""The modules holding the package's compiled kernels (`npc_ai.envs.kernels` aside: it needs the `rl`
+extra, and the envs report their own)."""
 
 
 @dataclass(frozen=True)
