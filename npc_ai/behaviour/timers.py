@@ -6,7 +6,8 @@ sight tick costs a fixed overhead (the call, the candidate test, the ray batch a
 ``k = clamp(ceil(n / batch), 1, longest period)`` groups (`group_count`), and NPC i of group
 ``g = i mod k`` is on phase on the ticks where ``(tick + g * period_i // k) % period_i == 0`` (`phases`). A
 small crowd works in a few large batches; a crowd of ``batch x period`` NPCs or more works in one batch
-every tick, NPC i when ``(tick + i) % period_i == 0`` (the work spread evenly).
+every tick, and when every NPC has the same period (the built-in scenes), NPC i looks when
+``(tick + i) % period == 0``, the rule before these groups (the work spread evenly).
 
 Each NPC looks exactly once per period, on its phase, so how late it can notice something does not
 depend on the grouping. (The obstacle probes need no such rule: a probe is due a probe interval after the
