@@ -59,6 +59,10 @@ class Rest:
     hi: np.ndarray
 
 
+Tables = tuple[Capsules | None, StaticBoxes, Rest | None]
+"""A world's closed-form tables for one collision mask (`CastTables.for_mask`)."""
+
+
 class CastTables:
     """The closed-form tables of one world.
 
@@ -99,6 +103,11 @@ class CastTables:
             self._table = (rows, radius, half_segment, group, body, row_of)
         rows, radius, half_segment, group, body, row_of = self._table
         return Capsules(rows, poses.positions, radius, half_segment, group, body, row_of)
+
+    def for_mask(self, poses: PoseCache, kinds: dict[int, int], want: int) -> Tables:
+        """What casts with collision mask `want` meet in closed form: (`capsules` at `poses`, the level's
+        boxes, `rest(kinds, want)`)."""
+        return self.capsules(poses, kinds), self.boxes, self.rest(kinds, want)
 
     def rest(self, kinds: dict[int, int], want: int) -> Rest | None:
         """What a cast with collision mask `want` can hit besides the tables: the static bodies of the
@@ -235,62 +244,32 @@ def closed_casts(
 def _closed_only(
     rows: CastRows, want: int, capsules: Capsules | None, boxes: StaticBoxes | None
 ) -> np.ndarray:
-    """`_closed_table` of `sweep_rows`' rows."""
+    """The `result_table` of horizontal casts against the capsules near each and every tabled box, in one
+    compiled call (`box_casts.closed_table`), without a PyBullet call."""
+    from scenes.box_casts import closed_table
+
     m = len(rows[0])
-    skip = np.full((m, 1), -1, dtype=np.int64)
-    if capsules is not None:
+    table = np.empty((m, 14))
+    if capsules is None:
+        eligible, skip, centers = _NO_ROWS.astype(np.bool_), np.full((m, 1), -1, dtype=np.int64), _NO_POINTS
+        radius = half_segment = _NO_ROWS.astype(np.float64)
+        body = _NO_ROWS
+    else:
         width = max(1, max(map(len, rows[4])))
         found = capsules.rows
         skip = np.array(
             [[found.get(b, -1) for b in sk] + [-1] * (width - len(sk)) for sk in rows[4]], dtype=np.int64
         ).reshape(m, width)
-    return _closed_table(
-        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64),
-        np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64), skip, want, capsules, boxes,
-    )  # fmt: skip
-
-
-def _closed_table(
-    half: np.ndarray,
-    turn: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    skip: np.ndarray,
-    want: int,
-    capsules: Capsules | None,
-    boxes: StaticBoxes | None,
-) -> np.ndarray:
-    """The `result_table` of m horizontal casts ((m, 3) half extents, (m,) yaws, (m, 3) starts and ends)
-    against the capsules near each (but the capsule rows in `skip` (m, j), -1: none) and every tabled box,
-    in one compiled call (`box_casts.closed_table`), without a PyBullet call."""
-    from scenes.box_casts import closed_table
-
-    table = np.empty((len(starts), 14))
-    if capsules is None:
-        eligible, centers = _NO_ROWS.astype(np.bool_), _NO_POINTS
-        radius = half_segment = _NO_ROWS.astype(np.float64)
-        body = _NO_ROWS
-    else:
         eligible, centers = (capsules.group & want) != 0, capsules.centers
         radius, half_segment, body = capsules.radius, capsules.half_segment, capsules.body
     use = boxes is not None and bool(want & groups.STATIC)
     b = boxes if boxes is not None and use else _NO_BOXES
     closed_table(
-        half, turn, starts, ends, eligible, skip, centers, radius, half_segment, body, b.center, b.half,
-        b.yaw, b.body, table,
+        np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64),
+        np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64), eligible, skip, centers,
+        radius, half_segment, body, b.center, b.half, b.yaw, b.body, table,
     )  # fmt: skip
     return table
-
-
-def _near_rest(
-    half: np.ndarray, turn: np.ndarray, starts: np.ndarray, ends: np.ndarray, rest: Rest
-) -> np.ndarray:
-    """(m, k) bool: does cast i's swept box (the AABB query `candidates` makes) meet rest body j's AABB?"""
-    c, s = np.abs(np.cos(turn)), np.abs(np.sin(turn))
-    reach = np.column_stack([c * half[:, 0] + s * half[:, 1], s * half[:, 0] + c * half[:, 1], half[:, 2]])
-    lo, hi = np.minimum(starts, ends) - reach - 0.01, np.maximum(starts, ends) + reach + 0.01
-    near: np.ndarray = np.all((lo[:, None] <= rest.hi[None]) & (hi[:, None] >= rest.lo[None]), axis=2)
-    return near
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
@@ -313,7 +292,10 @@ def _advance_rest(
     against those bodies, where the touch comes before what `table` holds."""
     half, turn = np.array(rows[0], dtype=np.float64), np.array(rows[3], dtype=np.float64)
     starts, ends = np.array(rows[1], dtype=np.float64), np.array(rows[2], dtype=np.float64)
-    near = _near_rest(half, turn, starts, ends, rest)
+    c, s = np.abs(np.cos(turn)), np.abs(np.sin(turn))
+    reach = np.column_stack([c * half[:, 0] + s * half[:, 1], s * half[:, 0] + c * half[:, 1], half[:, 2]])
+    lo, hi = np.minimum(starts, ends) - reach - 0.01, np.maximum(starts, ends) + reach + 0.01
+    near: np.ndarray = np.all((lo[:, None] <= rest.hi[None]) & (hi[:, None] >= rest.lo[None]), axis=2)
     queries = 0
     for r in np.flatnonzero(near.any(axis=1)).tolist():
         skip = rows[4][r]

@@ -27,7 +27,7 @@ from scenes._bullet import Client, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, as_point, box_shape, cast_rows
 from scenes.build import build_static, static_boxes
-from scenes.casts import Capsules, CastTables, closed_casts, sweep_rows
+from scenes.casts import CastTables, Tables, closed_casts, sweep_rows
 from scenes.errors import WorldError
 from scenes.events import EventLog
 from scenes.model import Scene
@@ -424,7 +424,8 @@ class World:
         if not math.isfinite(yaw):
             raise WorldError(f"box cast yaw must be a finite number of radians, got {yaw!r}")
         rows: CastRows = ([h], [s], [e], [float(yaw)], [tuple(map(int, ignore))])
-        return self._sweep(rows, [shape], -1 if mask is None else int(mask)).row(0)
+        want = -1 if mask is None else int(mask)
+        return self._sweep(rows, [shape], want, self._casts.for_mask(self._poses, self.groups, want)).row(0)
 
     def box_casts(
         self,
@@ -451,25 +452,21 @@ class World:
             WorldError: arrays of the wrong shape, non-finite numbers, half extents <= 0.
         """
         self._check_open()
-        want, t = -1 if mask is None else int(mask), self._casts
-        tables = (self._capsules_now(), t.boxes, t.rest(self.groups, want))
+        want = -1 if mask is None else int(mask)
+        tables = self._casts.for_mask(self._poses, self.groups, want)
         closed = closed_casts(half_extents, starts, ends, yaws, ignore, want, *tables)
         if closed is not None:  # float64 arrays that meet only the closed-form tables: no Python per row
             return closed
         rows = cast_rows(half_extents, starts, ends, yaws, ignore)
-        return self._sweep(rows, [self._cast_shape(h) for h in rows[0]], want)
+        return self._sweep(rows, [self._cast_shape(h) for h in rows[0]], want, tables)
 
-    def _sweep(self, rows: CastRows, shapes: list[int], want: int) -> BoxCastHits:
-        """`casts.sweep_rows` with this world's tables (the casts' candidates, or none to gather)."""
-        tables = self._casts
+    def _sweep(self, rows: CastRows, shapes: list[int], want: int, tables: Tables) -> BoxCastHits:
+        """`casts.sweep_rows` with this world's `tables` (the casts' candidates, or none to gather)."""
+        capsules, boxes, rest = tables
         return sweep_rows(
-            self._cid, rows, shapes, self.groups, want, calls=self.pybullet_calls,
-            capsules=self._capsules_now(), boxes=tables.boxes, rest=tables.rest(self.groups, want),
+            self._cid, rows, shapes, self.groups, want, calls=self.pybullet_calls, capsules=capsules,
+            boxes=boxes, rest=rest,
         )  # fmt: skip
-
-    def _capsules_now(self) -> Capsules | None:
-        """The tracked capsules at their current poses, for casts that meet them in closed form."""
-        return self._casts.capsules(self._poses, self.groups)
 
     def _cast_shape(self, h: tuple[float, ...]) -> int:
         """The box collision shape of half extents h [m], made on first use and cached, looked up without

@@ -3,8 +3,8 @@
 Each NPC looks once every `period` ticks (its archetype's `perception_period_s` over the tick length). A
 sight tick costs a fixed overhead (the call, the candidate test, the ray batch and its bookkeeping, about
 0.1 ms) plus little per NPC, so the phases are chosen to fill batches: the NPCs are dealt into
-``k = clamp(ceil(n / batch), 1, longest period)`` groups (`group_count`), and NPC i of group
-``g = i mod k`` is on phase on the ticks where ``(tick + g * period_i // k) % period_i == 0`` (`phases`). A
+``k = clamp(ceil(n / batch), 1, longest period)`` groups, and NPC i of group ``g = i mod k`` is on
+phase on the ticks where ``(tick + g * period_i // k) % period_i == 0``. A
 small crowd works in a few large batches; a crowd of ``batch x period`` NPCs or more works in one batch
 every tick, and when every NPC has the same period (the built-in scenes), NPC i looks when
 ``(tick + i) % period == 0``, the rule before these groups (the work spread evenly).
@@ -24,18 +24,6 @@ CYCLE_LIMIT = 600
 """Longest timer cycle [ticks] whose due rows are listed once up front (longer cycles compute each tick's)."""
 
 
-def group_count(n: int, batch: int, longest: int) -> int:
-    """How many phase groups n NPCs are dealt into: enough for batches of about `batch` NPCs, at least 1,
-    at most `longest` (the longest period [ticks])."""
-    return max(1, min(longest, math.ceil(n / batch)))
-
-
-def phases(rows: np.ndarray, groups: int, periods: np.ndarray) -> np.ndarray:
-    """(m,) the phase [ticks] of NPC rows `rows` (m,) with periods `periods` (m,) [ticks, >= 1], dealt
-    into `groups` groups."""
-    return ((rows % groups) * periods) // groups
-
-
 class SightTimers:
     """The sight phases of n NPCs.
 
@@ -48,9 +36,9 @@ class SightTimers:
         p = np.asarray(periods, dtype=np.int64)
         n = len(p)
         self.periods = p
-        self.groups = group_count(n, batch, int(p.max(initial=1)))
+        self.groups = max(1, min(int(p.max(initial=1)), math.ceil(n / batch)))  # phase groups
         self._rows = np.arange(n)
-        self.phases = phases(self._rows, self.groups, p)  # [ticks]
+        self.phases = ((self._rows % self.groups) * p) // self.groups  # [ticks]
         cycle = math.lcm(*p.tolist()) if n else 1
         # the timers repeat every lcm(periods) ticks: each tick's due rows, listed once
         self._cycle = [self._due(t) for t in range(cycle)] if cycle <= CYCLE_LIMIT else None
