@@ -41,6 +41,10 @@ choice between two valid half-planes, never to the constraints):
   backs off as it turns), the more the sooner; scaled by twice the agent's share, so a high priority keeps
   its course. Head-on pairs pass each other keeping right, a crowd meeting in the middle turns into a
   roundabout instead of a jam, and groups meeting head-on in a corridor or a doorway form lanes.
+- Lanes: in a narrow place (a wall within the wall horizon), an agent with someone coming the other way
+  ahead (within `neighbour_distance`, by their preferred velocities) who is not yet clearly on its left
+  also turns right, by up to `lane_deg`, before anyone blocks anyone: two streams meeting head-on in a
+  corridor each take their right side early instead of meeting as two walls of agents.
 - Side preference: when the relative velocity lies almost on the axis between two agents, ORCA's choice
   of the velocity obstacle's left or right leg (both supporting lines of the obstacle, so either is
   collision-free) flips with round-off from tick to tick; within `side_preference` (the sine of the angle
@@ -104,6 +108,11 @@ class AvoidanceSettings:
         narrow_pass_right_deg: The same limit for an agent with a wall within its wall horizon (a
             corridor, a doorway) [deg, 0..180]: backing off there is what lets two groups meeting head-on
             sort themselves into lanes (two groups of 20 in a 3 m corridor: all through, vs 15 % at 30).
+        lane_deg: In a narrow place (as above), the turn of the target to the right while an agent coming
+            the other way is ahead within `neighbour_distance` and not yet clearly on the left (laterally
+            within 1.5 x the two radii), the more the more head-on [deg, 0..90]; 0 turns it off. Both
+            streams keep right long before they meet: lanes form instead of a wall of agents across the
+            corridor.
     """
 
     neighbour_distance: float = 5.0
@@ -115,6 +124,7 @@ class AvoidanceSettings:
     smoothing: float = 0.0
     pass_right_deg: float = 30.0
     narrow_pass_right_deg: float = 135.0
+    lane_deg: float = 45.0
 
     def __post_init__(self) -> None:
         _number("neighbour_distance", self.neighbour_distance, 0.0, 100.0, "m", low_open=True)
@@ -129,6 +139,7 @@ class AvoidanceSettings:
         _number("smoothing", self.smoothing, 0.0, 0.999, "share")
         _number("pass_right_deg", self.pass_right_deg, 0.0, 180.0, "deg")
         _number("narrow_pass_right_deg", self.narrow_pass_right_deg, 0.0, 180.0, "deg")
+        _number("lane_deg", self.lane_deg, 0.0, 90.0, "deg")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -150,6 +161,9 @@ class Walls:
         keep_radius: agents keep their radius off the segments (physical walls); False: the segments bound
             agent centres (a navmesh edge, already eroded by the bake's agent radius).
         margin: extra clearance kept from the segments [m, >= 0].
+        constrain: the segments are half-planes agents keep to (True); False: they only mark the agents
+            within the wall horizon of one as in a narrow place (`narrow_pass_right_deg`, `lane_deg`), for a
+            caller that keeps agents off the walls itself (the simulation's navmesh surface moves).
         cell_size: side of the grid cells [m]. origin: (2,) the grid's corner [m]. shape: (nx, ny) cells.
         cell_start, cell_items: the segments of cell c = ix + nx * iy are
             cell_items[cell_start[c]:cell_start[c + 1]].
@@ -162,6 +176,7 @@ class Walls:
     one_sided: bool
     keep_radius: bool
     margin: float
+    constrain: bool
     cell_size: float
     origin: np.ndarray
     shape: np.ndarray
@@ -183,6 +198,7 @@ class Walls:
         keep_radius: bool = True,
         margin: float = 0.0,
         cell_size: float = 2.0,
+        constrain: bool = True,
     ) -> Walls:
         """Walls from segments a[k]-b[k]: (k, 2) or (k, 3) end points [m] (z enables the height filter).
 
@@ -227,6 +243,7 @@ class Walls:
             one_sided=bool(one_sided),
             keep_radius=bool(keep_radius),
             margin=float(margin),
+            constrain=bool(constrain),
             cell_size=cell,
             origin=_readonly(np.array(lo, dtype=np.float64)),
             shape=_readonly(np.array([nx, ny], dtype=np.int64)),
@@ -235,7 +252,9 @@ class Walls:
         )
 
     @classmethod
-    def from_navmesh(cls, mesh: NavMesh, *, margin: float = 0.0, cell_size: float = 2.0) -> Walls:
+    def from_navmesh(
+        cls, mesh: NavMesh, *, margin: float = 0.0, cell_size: float = 2.0, constrain: bool = True
+    ) -> Walls:
         """The mesh's boundary edges (``poly_neighbors < 0``) as one-sided walls that bound agent centres
         (the mesh is already eroded by the bake's agent radius), with their heights (3-D).
 
@@ -254,7 +273,7 @@ class Walls:
         b = mesh.vertices[mesh.poly_verts[nxt[wall]]]
         return cls.from_segments(
             a.reshape(-1, 3), b.reshape(-1, 3), one_sided=True, keep_radius=False, margin=margin,
-            cell_size=cell_size,
+            cell_size=cell_size, constrain=constrain,
         )  # fmt: skip
 
 
@@ -384,11 +403,11 @@ def solve(
     params = np.array(
         [s.neighbour_distance, s.time_horizon, s.time_horizon_walls, s.height_range, s.side_preference,
          s.smoothing, float(dt), max(s.neighbour_distance, reach), math.radians(s.pass_right_deg),
-         math.radians(s.narrow_pass_right_deg)]
+         math.radians(s.narrow_pass_right_deg), math.radians(s.lane_deg)]
     )  # fmt: skip
     wall_params = np.array(
         [walls.origin[0], walls.origin[1], walls.cell_size, 1.0 if walls.keep_radius else 0.0, walls.margin,
-         1.0 if walls.one_sided else 0.0, 1.0 if walls.has_heights else 0.0]
+         1.0 if walls.one_sided else 0.0, 1.0 if walls.has_heights else 0.0, 1.0 if walls.constrain else 0.0]
     )  # fmt: skip
     out = np.zeros((n, 2))
     neighbours = np.zeros(n, np.int64)

@@ -318,17 +318,24 @@ def _keep_right(
     found: int,
     tau: float,
     turn_right: float,
+    turn_open: float,
+    reach_ahead: float,
+    turn_lane: float,
 ) -> tuple[float, float]:
     """The target (tx, ty) turned to the right by up to `turn_right` [rad] when a neighbour blocks the way
     ahead: one that the agent would reach within `tau` going at its preferred velocity and that will then
     still be in its lane (laterally within LANE x the two radii, fading out; a crossing agent will have
     left it), the sooner the more (1 - time to reach / tau), scaled by twice the agent's share of the
-    avoidance (at most 1: equal priorities turn fully, a high priority hardly)."""
+    avoidance (at most 1: equal priorities turn fully, a high priority hardly). A neighbour standing (a
+    preferred velocity of 0) turns it by at most `turn_open`: backing off from it frees nothing. With
+    `turn_lane` > 0, an oncoming neighbour ahead within `reach_ahead` [m] that is not yet clearly on the
+    agent's left turns it by up to `turn_lane` (the lane rule)."""
     speed = math.hypot(pref[i, 0], pref[i, 1])
     if speed <= 0.0:
         return tx, ty
     ux, uy = pref[i, 0] / speed, pref[i, 1] / speed
-    blocked = 0.0
+    blocked = 0.0  # by someone who means to move: up to turn_right
+    standing = 0.0  # by someone standing: up to turn_open (backing off from it frees nothing)
     for f in range(found):
         j = nb_j[f]
         rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
@@ -344,10 +351,34 @@ def _keep_right(
         if lane <= 0.0:
             continue
         share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))  # a high priority keeps its course
-        blocked = max(blocked, share * lane * (1.0 - reach / tau))
-    if blocked <= 0.0:
+        if pref[j, 0] != 0.0 or pref[j, 1] != 0.0:
+            blocked = max(blocked, share * lane * (1.0 - reach / tau))
+        else:
+            standing = max(standing, share * lane * (1.0 - reach / tau))
+    counter = 0.0  # oncoming agents ahead that are not yet clearly on the agent's left: form a lane
+    if turn_lane > 0.0:
+        for f in range(found):
+            j = nb_j[f]
+            rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
+            ahead = rx * ux + ry * uy
+            if ahead <= 0.0 or ahead > reach_ahead:
+                continue
+            wants = math.hypot(pref[j, 0], pref[j, 1])
+            if wants <= 0.0:
+                continue
+            oncoming = -(pref[j, 0] * ux + pref[j, 1] * uy) / wants
+            if oncoming <= 0.5:
+                continue
+            comb = radii[i] + radii[j]
+            left = ux * ry - uy * rx  # how far j is to the agent's left [m]
+            clear = 1.0 - left / (LANE * comb)
+            if clear <= 0.0:
+                continue
+            share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))
+            counter = max(counter, share * min(1.0, clear) * (2.0 * oncoming - 1.0))
+    angle = -max(turn_right * blocked, min(turn_right, turn_open) * standing, turn_lane * counter)
+    if angle == 0.0:
         return tx, ty
-    angle = -turn_right * blocked
     c, s = math.cos(angle), math.sin(angle)
     return c * tx - s * ty, s * tx + c * ty
 
@@ -419,8 +450,9 @@ def avoid_rows(
     """One ORCA step for every agent (see `navigation.avoidance.avoid`, which validates the arguments).
 
     params: neighbour distance [m], time horizon [s], wall time horizon [s], height range [m], side
-    preference, smoothing, dt [s]. wall_params: grid origin x, y [m], cell [m], radius factor, margin [m],
-    one-sided (1.0 or 0.0), walls have heights (1.0 or 0.0)."""
+    preference, smoothing, dt [s], grid cell [m], pass-right turn, narrow pass-right turn, lane turn [rad].
+    wall_params: grid origin x, y [m], cell [m], radius factor, margin [m], one-sided (1.0 or 0.0), walls
+    have heights (1.0 or 0.0), walls constrain (1.0; 0.0: they only mark agents near them as narrow)."""
     n = pos.shape[0]
     nd, tau, tau_o, height_range = params[0], params[1], params[2], params[3]
     side, smoothing, dt, turn_right, turn_narrow = params[4], params[5], params[6], params[8], params[9]
@@ -428,6 +460,7 @@ def avoid_rows(
     tau_o = max(tau_o, dt)
     radius_factor, margin = wall_params[3], wall_params[4]
     one_sided, walls_z = wall_params[5] > 0.5, wall_params[6] > 0.5
+    constrain = wall_params[7] > 0.5  # False: walls only tell which agents are in a narrow place
     k_walls = wall_a.shape[0]
     stamp = np.full(k_walls, -1, np.int64)
     cand_d = np.empty(4 * MAX_WALL_LINES)
@@ -456,6 +489,8 @@ def avoid_rows(
                 w_items, stamp, cand_d, cand_k, planes, lines,
             )  # fmt: skip
         out_walls[i] = count
+        if not constrain:
+            count = 0
         # the nearest max_neighbours agents within nd (RVO2's insertAgentNeighbor) and every agent within
         # one tick's reach (the contact half-planes), over the 3 x 3 cells around the agent's
         found = 0
@@ -484,9 +519,13 @@ def avoid_rows(
                     if count < lines.shape[0] - max_neighbours:
                         count = _contact_line(i, j, dx, dy, dsq, radii, vel, vmax, prio, dt, lines, count)
         hard = count
-        turn = turn_narrow if out_walls[i] > 0 else turn_right  # near a wall: a narrow passage
-        if turn > 0.0 and found:
-            tx, ty = _keep_right(i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn)
+        narrow = out_walls[i] > 0  # a wall within the wall horizon: a corridor, a doorway
+        turn = turn_narrow if narrow else turn_right
+        lane = params[10] if narrow else 0.0
+        if (turn > 0.0 or lane > 0.0) and found:
+            tx, ty = _keep_right(
+                i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn, turn_right, nd, lane
+            )
         inv_tau = 1.0 / tau
         for f in range(found):
             j = nb_j[f]

@@ -143,7 +143,8 @@ class LocomotionBatch:
         self._gaits = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
         self._pull = c.drift_limit is DriftLimit.PULL_AGENT
         # local avoidance between the rows (and `crowd.others`), None: bodies only push each other
-        self.crowd = None if avoidance is None else Crowd(n, avoidance)
+        self.crowd = None if avoidance is None else Crowd(n, avoidance, query.mesh)
+        self.steer = np.full((n, 2), np.nan)  # the crowd's velocities the rows face along [m/s] (NaN: none)
         self._feedforward = math.nan if c.feedforward_s is None else c.feedforward_s  # NaN: the reference
         self._body_list = self.bodies.tolist()
         self.views = [LocomotorView(self, i) for i in range(n)]
@@ -217,7 +218,7 @@ class LocomotionBatch:
         if self.crowd is not None and before is not None:  # the crowd adjusts the intents before the coupling
             self.crowd.steer(
                 dt, pos, poses.velocities[self._pose_rows], before, ag, path, self.free, self.free_speed,
-                self.free_heading, self.yaw,
+                self.free_heading, self.yaw, self.steer,
             )  # fmt: skip
         filter_speed, filter_gait = an.filters(dt)
         command, full = np.empty((self.n, 2)), self._full_velocity
@@ -227,7 +228,7 @@ class LocomotionBatch:
                 dt, pos, self.free, self.free_speed, self.free_heading, self.yaw, self.smooth_delta,
                 self.velocity_request, self.should_move, an.speed, ag.next_position, ag.velocity,
                 ag.top_speed, ag.stopping_distance, ag.path_corners, ag._tail, ag.corner, ag.path_len,
-                ag.has_path, ag.has_destination, c.tau, self._feedforward, c.max_speed_factor,
+                ag.has_path, ag.has_destination, self.steer, c.tau, self._feedforward, c.max_speed_factor,
                 c.should_move_speed, self._turn, c.turn_in_place,
             )  # fmt: skip
             pivot = np.zeros((self.n, 2))
@@ -242,9 +243,10 @@ class LocomotionBatch:
                 dt, pos, self.free, self.free_speed, self.free_heading, self.yaw, self.smooth_delta,
                 self.velocity_request, self.should_move, ag.next_position, ag.velocity, ag.top_speed,
                 ag.stopping_distance, ag.path_corners, ag._tail, ag.corner, ag.path_len, ag.has_path,
-                ag.has_destination, c.tau, self._feedforward, c.max_speed_factor, c.should_move_speed,
-                self._turn, c.turn_in_place, filter_speed, filter_gait, *an.kernel_inputs, self._delta,
-                self._dyaw, *self._gaits, self._no_pivot, poses.velocities, self._pose_rows, command, full,
+                ag.has_destination, self.steer, c.tau, self._feedforward, c.max_speed_factor,
+                c.should_move_speed, self._turn, c.turn_in_place, filter_speed, filter_gait,
+                *an.kernel_inputs, self._delta, self._dyaw, *self._gaits, self._no_pivot, poses.velocities,
+                self._pose_rows, command, full,
             )  # fmt: skip
         if stale < 0:
             raise WorldError("character velocities must be finite")

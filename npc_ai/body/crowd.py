@@ -16,7 +16,13 @@ No wall half-planes: the navmesh is eroded by the agent radius, so a path rounds
 exactly on the mesh's boundary, and a closest-point wall half-plane (`navigation.avoidance`) only lets an
 agent approach such a corner ever more slowly (it stalled a lone chaser at the end of a wall). The
 surface move of step 3 keeps every agent on the mesh instead, and path rows' preferred velocities come
-from paths that stay on it.
+from paths that stay on it. The mesh's boundary edges are still given to `avoid`, as walls that do not
+constrain (`Walls.constrain` False): they tell which agents are in a narrow place (a corridor, a doorway),
+where the keep-right turn is the narrow one and lanes form (`AvoidanceSettings.lane_deg`).
+
+A path row the avoidance turned faces along its new velocity (`steer`, read by the coupling), so the body
+walks where the agent goes: without it the body faced the path's next corner, root motion carried it
+straight on, and the drift limit pulled a sidestepping agent back onto the body's line.
 
 Rows that do not mean to move (no path, or a free speed of 0: aiming, searching, standing) are obstacles
 for the others: they take part with a preferred velocity of 0 and a priority so high that the movers take
@@ -34,6 +40,7 @@ import numpy as np
 
 from navigation.agent_batch import AgentBatch
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, solve
+from navigation.navmesh import NavMesh
 
 STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
 _MOVING = 1e-6  # [m/s] slower than this is standing
@@ -44,6 +51,7 @@ class Crowd:
 
     Args:
         n: rows. settings: `navigation.avoidance.AvoidanceSettings`.
+        mesh: the rows' navmesh: its boundary marks the narrow places (None: nowhere is narrow).
     Attributes:
         priority: (n,) each row's priority [> 0] this tick (1 by default); the simulation writes it.
         result: the last tick's `AvoidanceResult` (None before the first).
@@ -53,13 +61,18 @@ class Crowd:
             each tick: feet (k, 3) [m], velocities (k, 2) [m/s], radii (k,) [m]; or None.
     """
 
-    def __init__(self, n: int, settings: AvoidanceSettings) -> None:
+    def __init__(self, n: int, settings: AvoidanceSettings, mesh: NavMesh | None = None) -> None:
         if not isinstance(settings, AvoidanceSettings):
             raise TypeError(f"settings must be an AvoidanceSettings, got {type(settings).__name__}")
         self.n = n
         self.settings = settings
-        # no walls (see the module docstring): the surface move keeps the agents on the mesh
-        self.walls = Walls.from_segments(np.zeros((0, 2)), np.zeros((0, 2)))
+        # walls that mark narrow places only (see the module docstring): the surface move keeps the agents
+        # on the mesh
+        self.walls = (
+            Walls.from_segments(np.zeros((0, 2)), np.zeros((0, 2)))
+            if mesh is None
+            else Walls.from_navmesh(mesh, constrain=False)
+        )
         self.priority = np.ones(n)
         self.result: AvoidanceResult | None = None
         self.changed = np.zeros(n, dtype=bool)
@@ -80,6 +93,7 @@ class Crowd:
         free_speed: np.ndarray,
         free_heading: np.ndarray,
         yaw: np.ndarray,
+        steer: np.ndarray,
     ) -> None:
         """Adjust this tick's intents of all rows (see the module docstring); moves the agents of changed
         path rows and writes `free_speed` / `free_heading` of changed free rows.
@@ -93,6 +107,8 @@ class Crowd:
             before: (n, 3) the agents' positions before this tick's advance [m].
             agents: the rows' agents, already advanced this tick. path_rows: the rows that followed a path.
             free, free_speed, free_heading, yaw: the free-walking intents [m/s, rad] and facings [rad].
+            steer: (n, 2) written: the avoiding velocity of each path row it changed [m/s], NaN elsewhere
+                (the coupling faces a steered row along it).
         """
         start = time.perf_counter()
         n = self.n
@@ -132,6 +148,8 @@ class Crowd:
         on_path = np.zeros(n, dtype=bool)
         on_path[path_rows] = True
         rows = np.flatnonzero(changed & on_path)
+        steer[:] = np.nan
+        steer[rows] = v[rows]
         if rows.size:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
             targets = agents.next_position[rows].copy()
             targets[:, :2] = before[rows, :2] + v[rows] * dt

@@ -34,6 +34,9 @@ forget_stale_kernels(  # compiled into these loops
 )
 
 
+STEER_AHEAD_S = 0.5  # [s] a row the crowd steers faces where its agent will be this much later
+
+
 @njit(cache=True)
 def feet(poses: np.ndarray, pose_rows: np.ndarray, half_height: float, out: np.ndarray) -> bool:
     """`out` (n, 3): the feet positions [m] of the bodies at `poses[pose_rows]` (their centres). Returns
@@ -101,6 +104,7 @@ def couple(
     path_len: np.ndarray,
     has_path: np.ndarray,
     has_destination: np.ndarray,
+    steer: np.ndarray,
     tau: float,
     feedforward_s: float,
     max_speed_factor: float,
@@ -117,9 +121,11 @@ def couple(
     `should_move_speed` [m/s] and the body is more than the stopping distance from the path's end; the
     facing turns toward the steering target at `turn_rate` [rad/s]; the forward speed asked of the
     animator is capped at `max_speed_factor` times the top speed and, with `turn_in_place`, scaled by the
-    cosine of the heading error. Free rows turn toward `free_heading` (NaN: keep the facing) and ask for
-    `free_speed`. Writes `speed_in` [m/s], the animators' speed inputs; returns how many free rows still
-    have a destination (to reset)."""
+    cosine of the heading error. A row whose `steer` (n, 2) is a velocity [m/s] (NaN: none; the crowd's
+    avoiding velocity) faces its agent's offset plus `STEER_AHEAD_S` of that velocity instead of the
+    steering target: a crowd that sends the agent sideways turns the body with it. Free rows turn toward
+    `free_heading` (NaN: keep the facing) and ask for `free_speed`. Writes `speed_in` [m/s], the animators'
+    speed inputs; returns how many free rows still have a destination (to reset)."""
     smooth = min(1.0, dt / tau)
     step = turn_rate * dt
     stale = 0
@@ -161,6 +167,8 @@ def couple(
             tx, ty = path_corners[i, k, 0] - px, path_corners[i, k, 1] - py
         else:
             tx, ty = next_position[i, 0] - px, next_position[i, 1] - py
+        if not math.isnan(steer[i, 0]):  # the crowd's velocity: face where the agent is going
+            tx, ty = dx + steer[i, 0] * STEER_AHEAD_S, dy + steer[i, 1] * STEER_AHEAD_S
         if moving and math.hypot(tx, ty) > 0.05:
             heading = math.atan2(ty, tx)
             y = angles.turn(y, heading, step)
@@ -335,6 +343,7 @@ def couple_and_drive(
     path_len: np.ndarray,
     has_path: np.ndarray,
     has_destination: np.ndarray,
+    steer: np.ndarray,
     tau: float,
     feedforward_s: float,
     max_speed_factor: float,
@@ -366,7 +375,7 @@ def couple_and_drive(
     stale = couple(
         dt, pos, free, free_speed, free_heading, yaw, smooth_delta, velocity_request, should_move,
         animator_state[0], next_position, agent_velocity, top_speed, stopping_distance, path_corners, tail,
-        corner, path_len, has_path, has_destination, tau, feedforward_s, max_speed_factor,
+        corner, path_len, has_path, has_destination, steer, tau, feedforward_s, max_speed_factor,
         should_move_speed, turn_rate, turn_in_place,
     )  # fmt: skip
     ok = animate_and_drive(
@@ -422,8 +431,8 @@ def warm_up() -> None:
     feet(f3, one, 0.9, f3.copy())
     find_drift(yes, f3, f3 + 1.0, f + 0.1, 0.9, one.copy(), one.copy(), f3.copy())
     couple(0.1, f3, ~yes, f.copy(), f.copy(), f.copy(), f2.copy(), f2.copy(), ~yes, f.copy(), f3, f3, f + 1,
-           f, np.zeros((1, 2, 3)), np.zeros((1, 2)), one + 1, one + 2, yes, ~yes, 0.15, 0.3, 1.5, 0.05, 6.0,
-           True)  # fmt: skip
+           f, np.zeros((1, 2, 3)), np.zeros((1, 2)), one + 1, one + 2, yes, ~yes, f2 + np.nan, 0.15, 0.3, 1.5,
+           0.05, 6.0, True)  # fmt: skip
     drive(0.1, f2, f.copy(), f2, f3, one, f2.copy(), f3.copy())
     pts, tail, edges, planes = np.zeros((1, 2, 3)), np.zeros((1, 2)), np.zeros((6, 1, 3)), np.zeros((1, 3))
     corridors = np.zeros((1, 2), dtype=np.int64)
@@ -436,7 +445,8 @@ def warm_up() -> None:
     animator = (rows, state, ups, downs, fades, blend, delta, dyaw, old, new)
     animate_and_drive(0.1, 0.5, 0.5, *animator, f.copy(), f2, f3, one, f2.copy(), f3.copy())
     couple_and_drive(0.1, f3, ~yes, f.copy(), f.copy(), f.copy(), f2.copy(), f2.copy(), ~yes, f3, f3, f + 1,
-                     f, pts, tail, one + 1, one + 2, yes, ~yes, 0.15, 0.3, 1.5, 0.05, 6.0, True, 0.5, 0.5,
+                     f, pts, tail, one + 1, one + 2, yes, ~yes, f2 + np.nan, 0.15, 0.3, 1.5, 0.05, 6.0, True,
+                     0.5, 0.5,
                      *animator, f2, f3, one, f2.copy(), f3.copy())  # fmt: skip
     settle(f3, one, 0.9, f3.copy(), one.copy(), f3.copy(), ~yes, one.copy(), edges, planes, one.copy(), True,
            f + 0.1, 0.9, one.copy(), one.copy(), f3.copy())  # fmt: skip

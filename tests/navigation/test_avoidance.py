@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from navigation import CrowdError, build_navmesh
 from navigation.avoidance import AvoidanceSettings, Walls, avoid
+from navigation.avoidance_kernels import _keep_right
 
 DT = 0.05
 
@@ -255,3 +256,59 @@ def test_bad_wall_segments(a, b, message) -> None:
         Walls.from_segments(np.zeros((1, 2)), np.ones((1, 2)), margin=-1.0)
     with pytest.raises(CrowdError, match="NavMesh"):
         Walls.from_navmesh("mesh")  # type: ignore[arg-type]
+
+
+def _corridor_walls(constrain: bool) -> Walls:
+    """Two walls along x at y = +-1.5 m."""
+    return Walls.from_segments([[-20, -1.5], [-20, 1.5]], [[20, -1.5], [20, 1.5]], constrain=constrain)
+
+
+def test_walls_that_do_not_constrain_only_mark_a_narrow_place() -> None:
+    """An agent walking into a wall that does not constrain keeps its preferred velocity, yet the wall
+    counts (its wall lines), so the narrow-place rules apply to it."""
+    pos, pref = np.array([[0.0, 1.2]]), np.array([[0.0, 1.0]])
+    args = (pos, np.zeros((1, 2)), pref, np.array([0.3]), np.array([1.5]))
+    hard = avoid(*args, dt=DT, walls=_corridor_walls(True))
+    soft = avoid(*args, dt=DT, walls=_corridor_walls(False))
+    assert hard.velocities[0, 1] < 0.5 and hard.wall_lines[0] >= 1
+    assert np.array_equal(soft.velocities, pref) and soft.wall_lines[0] == hard.wall_lines[0]
+    assert _corridor_walls(False).constrain is False and _corridor_walls(True).constrain is True
+
+
+@pytest.mark.parametrize("lane_deg", [0.0, 45.0])
+def test_head_on_agents_in_a_corridor_take_their_right_early(lane_deg: float) -> None:
+    """Two agents 4.9 m apart head-on in a corridor: too far for the keep-right rule (they would meet in
+    2.05 s > the 2 s horizon) but within the lane rule's reach (5 m): with lanes both turn right (the one
+    going +x to -y, the other to +y) by the same angle, at most `lane_deg`; without, both go straight."""
+    pos = np.array([[-2.45, 0.0], [2.45, 0.0]])
+    pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    out = avoid(
+        pos, pref.copy(), pref, np.full(2, 0.4), np.full(2, 1.5), dt=DT, walls=_corridor_walls(False),
+        settings=AvoidanceSettings(lane_deg=lane_deg),
+    ).velocities  # fmt: skip
+    if lane_deg == 0.0:
+        assert np.allclose(out, pref, atol=1e-12)
+        return
+    turn = np.degrees(np.arctan2(out[0, 1], out[0, 0]))
+    assert -lane_deg - 1e-9 <= turn < -10.0
+    assert np.allclose(out[1], -out[0], atol=1e-12)  # the mirror image: +y for the one going -x
+    # in the open (no wall near) the lane rule is off
+    open_ = avoid(pos, pref.copy(), pref, np.full(2, 0.4), np.full(2, 1.5), dt=DT).velocities
+    assert np.allclose(open_, pref, atol=1e-12)
+
+
+def test_a_standing_neighbour_is_walked_around_not_backed_away_from() -> None:
+    """Near a wall (narrow turn 135 deg) a blocked agent backs off from someone coming toward it, but only
+    sidesteps (the open 30 deg) a neighbour that stands."""
+    pos = np.array([[0.0, 0.0], [1.2, 0.0]])
+    vel = np.array([[1.0, 0.0], [0.0, 0.0]])
+    radii, prio, nb = np.full(2, 0.4), np.ones(2), np.array([1], dtype=np.int64)
+    turn, open_ = np.radians(135.0), np.radians(30.0)
+
+    def target(pref_j: tuple[float, float]) -> float:
+        pref = np.array([[1.0, 0.0], pref_j])
+        tx, ty = _keep_right(0, 1.0, 0.0, pref, vel, pos, radii, prio, nb, 1, 2.0, turn, open_, 5.0, 0.0)
+        return float(np.degrees(np.arctan2(ty, tx)))
+
+    assert -30.0 - 1e-9 <= target((0.0, 0.0)) < -5.0  # standing: a sidestep
+    assert target((-1.0, 0.0)) < -90.0  # coming toward it: backs off as it turns right

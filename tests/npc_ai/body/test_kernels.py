@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import pytest
 
 from navigation import agent_kernels, angles
 from navigation.agent import AgentSettings, NavAgent
@@ -119,10 +120,12 @@ def test_the_fused_tick_is_its_parts_one_after_another() -> None:
             return (
                 DT, b._pos, b.free, b.free_speed, b.free_heading, s["yaw"], s["smooth"], s["request"],
                 s["move"], s["animator0"], s["next"], ag.velocity, ag.top_speed, ag.stopping_distance,
-                ag.path_corners, ag._tail, ag.corner, ag.path_len, ag.has_path, ag.has_destination, c.tau,
-                c.feedforward_s, c.max_speed_factor, c.should_move_speed, b._turn, c.turn_in_place,
+                ag.path_corners, ag._tail, ag.corner, ag.path_len, ag.has_path, ag.has_destination, steer,
+                c.tau, c.feedforward_s, c.max_speed_factor, c.should_move_speed, b._turn, c.turn_in_place,
             )  # fmt: skip
 
+        steer = np.full((n, 2), np.nan)  # every third row faces along a crowd's velocity
+        steer[::3] = np.random.default_rng(4).normal(0.0, 1.0, (len(steer[::3]), 2))
         kernels.feet(poses.positions, b._pose_rows, b.height / 2, b._pos)
         out = {k: (np.empty((n, 3)), np.empty(n), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
                    np.empty((n, 2)), np.empty((n, 3))) for k in "ab"}  # fmt: skip
@@ -200,3 +203,29 @@ def test_the_fused_tick_is_its_parts_one_after_another() -> None:
         assert np.array_equal(targets[:pulls], targets_b[:pulls])
         for k in fused:
             assert np.array_equal(fused[k], parts[k]), k
+
+
+def test_a_row_the_crowd_steers_faces_along_the_crowds_velocity() -> None:
+    """`couple` turns a path row's facing toward its path's next corner; with a `steer` velocity (the
+    crowd's sidestep) toward the agent's offset plus STEER_AHEAD_S of that velocity instead, at the same
+    turn rate; NaN leaves the corner rule alone."""
+    f, f2, f3, yes = np.zeros(1), np.zeros((1, 2)), np.zeros((1, 3)), np.ones(1, dtype=np.bool_)
+    corners = np.array([[[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]]])  # the path runs along +x
+    agent = np.array([[0.2, 0.0, 0.0]])  # the agent just ahead of the body at the origin
+
+    def yaw_after(steer: np.ndarray, turn_rate: float) -> float:
+        yaw = f.copy()
+        kernels.couple(
+            DT, f3.copy(), ~yes, f.copy(), f.copy(), yaw, f2.copy(), f2.copy(), ~yes, f.copy(), agent,
+            np.array([[1.0, 0.0, 0.0]]), f + 1.5, f.copy(), corners, np.zeros((1, 2)),
+            np.ones(1, dtype=np.int64), np.full(1, 2, dtype=np.int64), yes, yes, steer, 0.15, 0.3, 1.5,
+            0.05, turn_rate, False,
+        )  # fmt: skip
+        return float(yaw[0])
+
+    none = np.full((1, 2), np.nan)
+    assert yaw_after(none, 100.0) == 0.0  # faces the corner, straight ahead
+    sideways = np.array([[0.0, -1.0]])  # the crowd sends the agent to its right
+    expected = np.arctan2(-1.0 * kernels.STEER_AHEAD_S, 0.2)
+    assert yaw_after(sideways, 1000.0) == pytest.approx(expected, abs=1e-12)
+    assert yaw_after(sideways, 6.0) == pytest.approx(-6.0 * DT, abs=1e-12)  # at the turn rate
