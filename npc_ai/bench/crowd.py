@@ -8,7 +8,10 @@ Scenarios:
   `pyrvo` peer) as the reference, in the same run.
 - `doorway`: 40 NPCs in the real simulation on the built-in `warehouse`, half on each side of its inner
   wall (y = 8.25 m), each sent through the doorways (x = -12 and x = 10 m, 2 m wide) to a point on the
-  other side: the south agent k swaps with the north agent k.
+  other side: the south agent k swaps with the north agent k. No start or goal lies within 2.5 m of a
+  doorway's axis: an NPC that arrives in a doorway's mouth stands there and plugs it for everyone (the
+  first layout had goals 0.44 m off the west doorway's axis, 0.5 m from the wall: the doorway deadlocked
+  on them whatever the avoidance did).
 - `corridor`: two groups of 20 NPCs pass each other in a 3 m wide corridor (wall face to wall face). No
   built-in scene has one (the warehouse's aisles are 2.8 m between shelves and open at the cross aisle),
   so the benchmark builds the scene `CORRIDOR_SCENE` in code: a 36 m corridor closed at both ends.
@@ -63,6 +66,8 @@ WALL_DEPTH = 0.01  # [m] a body deeper than this inside static geometry (not the
 CHASE_PLAYER = (0.5, -5.5, 0.0)  # [m] the still player: in the cross aisle between two shelf rows
 CHASE_ARRIVAL = 2.0  # [m] a guard this close to the player has arrived (ten bodies cannot all touch it)
 SIM_ARRIVAL = 0.5  # [m] arrival radius of the doorway and corridor NPCs (agent radius 0.4 + 0.1)
+DOORWAYS_X = (-12.0, 10.0)  # [m] the axes of the warehouse inner wall's two doorways
+DOORWAY_CLEARANCE = 2.5  # [m] no doorway start or goal nearer a doorway's axis than this
 
 CORRIDOR_SCENE = """
 [scene]
@@ -237,10 +242,14 @@ def _snap(query: Any, points: np.ndarray) -> np.ndarray:
 
 
 def _doorway_points(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """n/2 points south of the warehouse's inner wall and n/2 north of it, in two rows each [m]."""
+    """n/2 points south of the warehouse's inner wall and n/2 north of it, in two rows each [m], none within
+    `DOORWAY_CLEARANCE` of a doorway's axis (an NPC that arrives in a doorway's mouth plugs it)."""
     half = n // 2
     cols = math.ceil(half / 2)
     xs = np.linspace(-16.0, 16.0, cols) if cols > 1 else np.array([0.0])
+    for door in DOORWAYS_X:
+        near = np.abs(xs - door) < DOORWAY_CLEARANCE
+        xs[near] = door + np.where(xs[near] < door, -1.0, 1.0) * DOORWAY_CLEARANCE
     south = [(x, y, 0.0) for y in (7.2, 6.0) for x in xs][:half]
     north = [(x, y, 0.0) for y in (9.4, 14.0) for x in xs][:half]
     return np.array(south), np.array(north)
