@@ -173,6 +173,36 @@ def simplify_between_pins(
 
 
 @njit(cache=True)
+def simplify_rings(
+    pts: np.ndarray, is_pin: np.ndarray, offsets: np.ndarray, todo: np.ndarray, tol_in: float
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Which corners of many closed rings to keep: ring r is pts[offsets[r]:offsets[r + 1]] (area on its
+    left, not repeated at its end); each ring in `todo` is simplified by `simplify_between_pins` (up to
+    `tol_in` inwards, never outwards), then, when more than 3 corners are kept, the pinned corners inside a
+    straight run of pinned corners are dropped too if 3 or more corners remain. Rings not in `todo` keep
+    nothing."""
+    keep = np.zeros(pts.shape[0], dtype=np.bool_)
+    for r in todo:
+        s, e = offsets[r], offsets[r + 1]
+        idx = np.flatnonzero(simplify_between_pins(pts[s:e], is_pin[s:e], tol_in, 0.0)) + s
+        n = idx.shape[0]
+        inner = np.zeros(n, dtype=np.bool_)
+        if n > 3:
+            for i in range(n):
+                a, b, c = idx[(i + n - 1) % n], idx[i], idx[(i + 1) % n]
+                cross = (pts[b, 0] - pts[a, 0]) * (pts[c, 1] - pts[a, 1]) - (pts[b, 1] - pts[a, 1]) * (
+                    pts[c, 0] - pts[a, 0]
+                )
+                inner[i] = is_pin[a] and is_pin[b] and is_pin[c] and abs(cross) <= 1e-9
+            if n - inner.sum() < 3:
+                inner[:] = False
+        for i in range(n):
+            if not inner[i]:
+                keep[idx[i]] = True
+    return keep
+
+
+@njit(cache=True)
 def insert_on_edges(
     offsets: np.ndarray,
     verts: np.ndarray,
@@ -246,10 +276,11 @@ def merge_triangles(
     diagonals: np.ndarray,
     twin: np.ndarray,
     max_verts: int,
-    eps: float,
+    eps: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Hertel-Mehlhorn on half-edges: remove the diagonals in the given order while the two polygons they
-    join stay convex (no corner turning right by more than `eps`) and have at most `max_verts` corners.
+    join stay convex (no corner turning right by more than `eps` of the polygon's first triangle: (nt,),
+    so separate meshes with their own tolerances merge in one call) and have at most `max_verts` corners.
 
     Args:
         verts: (nv, 2) positions. tris: (nt, 3) CCW triangles; half-edge 3 t + k runs from tris[t, k] to
@@ -291,7 +322,7 @@ def merge_triangles(
             cross = (verts[cur, 0] - ox) * (verts[after, 1] - oy) - (verts[cur, 1] - oy) * (
                 verts[after, 0] - ox
             )
-            if cross < -eps:
+            if cross < -eps[a]:
                 ok = False
                 break
         if not ok:

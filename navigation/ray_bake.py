@@ -19,14 +19,13 @@ import numpy as np
 import shapely
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from shapely.geometry import Polygon
-from shapely.geometry.polygon import orient
 
-from navigation.bake_kernels import insert_on_edges, simplify_between_pins, split_regions, spread_obstacles
-from navigation.decompose import as_multipolygon, decompose, mask_to_geometry
+from navigation.bake_kernels import insert_on_edges, split_regions, spread_obstacles
+from navigation.decompose import cell_outlines, decompose_many
 from navigation.errors import NavMeshError
 from navigation.heightfield import _DIRS, Heightfield, sample_heightfield
 from navigation.navmesh import NavMesh, build_navmesh, fit_plane
+from navigation.outline_simplify import simplify_outlines
 from navigation.protocols import RayHitsLike, RaySource
 from navigation.settings import BakeSettings
 
@@ -99,45 +98,6 @@ def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
     labels: np.ndarray = connected_components(m, directed=False)[1]  # scipy has no type stubs
     return labels
-
-
-def _simplify_ring(coords: np.ndarray, pinned: set[tuple[int, int]], tol: float) -> np.ndarray:
-    """Simplify a closed ring (area on its left) between pinned corners; collinear runs of pinned corners
-    keep only their two ends (the T-junction pass restores the inner ones a neighbour actually uses)."""
-    pts: np.ndarray = np.rint(coords[:-1])  # cell outlines have integer corners
-    is_pin = np.array([p in pinned for p in map(tuple, pts.astype(int).tolist())], dtype=bool)
-    keep: np.ndarray = simplify_between_pins(np.ascontiguousarray(pts), is_pin, float(tol), 0.0)
-    out: np.ndarray = pts[keep]
-    pin = is_pin[keep]
-    if len(out) > 3:
-        prev, nxt = np.roll(out, 1, axis=0), np.roll(out, -1, axis=0)
-        cross = (out[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - (out[:, 1] - prev[:, 1]) * (
-            nxt[:, 0] - prev[:, 0]
-        )
-        inner = pin & np.roll(pin, 1) & np.roll(pin, -1) & (np.abs(cross) <= 1e-9)
-        if (~inner).sum() >= 3:
-            out = out[~inner]
-    return out
-
-
-def _simplify(geom: shapely.Geometry, pinned: set[tuple[int, int]], tol: float) -> shapely.MultiPolygon:
-    """Simplify every ring by at most tol [cells] inwards (never outwards), never moving or dropping a
-    pinned corner. Each simplified part lies inside its cell outline, so parts and regions cannot overlap."""
-    out = []
-    for poly in as_multipolygon(shapely.segmentize(geom, 1.0)).geoms:
-        poly = orient(poly, 1.0)  # shell CCW, holes CW: the area is on the left of every ring
-        for t in (tol, tol / 2, 0.0):
-            shell = _simplify_ring(np.asarray(poly.exterior.coords), pinned, t)
-            holes = [_simplify_ring(np.asarray(r.coords), pinned, t) for r in poly.interiors]
-            if len(shell) < 3:
-                continue
-            cand = Polygon(shell, [h for h in holes if len(h) >= 3])
-            if cand.is_valid and cand.area > 0 and cand.difference(poly).area <= 1e-9:
-                out.append(cand)
-                break
-        else:
-            out.append(Polygon(np.rint(poly.exterior.coords), [np.rint(r.coords) for r in poly.interiors]))
-    return shapely.MultiPolygon(out)
 
 
 def _split_conflicts(
@@ -387,10 +347,18 @@ def bake_heightfield(
     use = np.flatnonzero((region >= 0) & kept)
     use = use[np.argsort(region[use], kind="stable")]
     starts = np.flatnonzero(np.diff(region[use], prepend=-2))
+    # every region's cell outline, simplified between its portal corners, in convex polygons (all at once)
+    rids = region[use[starts]].tolist()
+    owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(use))))
+    outlines = cell_outlines(ix[use], iy[use], owner, len(starts))
+    parts, part_owner = simplify_outlines(
+        outlines, [pinned.get(r, set()) for r in rids], settings.max_simplify_error
+    )
+    pieces = decompose_many(parts, part_owner, len(starts), settings.max_verts_per_poly)
     for done, (lo, hi) in enumerate(zip(starts.tolist(), [*starts[1:].tolist(), len(use)], strict=True)):
         report("building polygons", done, len(starts))
         spans = use[lo:hi]
-        r = int(region[spans[0]])
+        r = rids[done]
         pins = pinned.get(r, set())
         sx, sy = ix[spans], iy[spans]
         x0, y0 = int(sx.min()), int(sy.min())
@@ -398,8 +366,7 @@ def bake_heightfield(
         km[sy - y0, sx - x0] = True
         zmap = np.full(km.shape, np.nan)
         zmap[sy - y0, sx - x0] = hf.z[sy, sx, k[spans]]
-        geom = _simplify(mask_to_geometry(km, (x0, y0)), pins, settings.max_simplify_error)
-        verts, rpolys = decompose(geom, settings.max_verts_per_poly, simplify=False)
+        verts, rpolys = pieces[done]
         # each corner's height: the mean of the (up to 4) cell samples around it
         rxy = np.rint(verts).astype(np.int64)
         win = np.lib.stride_tricks.sliding_window_view(np.pad(zmap, 1, constant_values=np.nan), (2, 2))

@@ -67,11 +67,12 @@ class StaticLevel:
 def bake_code_fingerprint() -> str:
     """sha256 of the source of the modules that bake, and of those that build and answer the world the bake
     sees (level geometry, rays, solid probes), so a changed bake never reuses an old cache entry."""
-    from navigation import bake_kernels, decompose, heightfield, navmesh, ray_bake, settings
+    from navigation import bake_kernels, decompose, heightfield, navmesh, outline_simplify, ray_bake, settings
     from scenes import build, raycast, world
 
     h = hashlib.sha256()
-    for module in (heightfield, ray_bake, bake_kernels, decompose, navmesh, settings, build, raycast, world):
+    modules = (heightfield, ray_bake, bake_kernels, decompose, outline_simplify, navmesh, settings)
+    for module in (*modules, build, raycast, world):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()
 
