@@ -31,6 +31,9 @@ def cell_outlines(i: np.ndarray, j: np.ndarray, owner: np.ndarray, n: int) -> li
     """Per owner 0..n-1, the union of the unit squares [i, i+1] x [j, j+1] of its cells (n,) (repeats
     allowed), all owners in few vectorised unions: each owner's row runs of cells, in row-major order, as
     boxes, unioned together."""
+    out: list[MultiPolygon] = [MultiPolygon()] * n
+    if len(i) == 0:
+        return out
     order = np.lexsort((i, j, owner))
     i, j, owner = (np.asarray(a, dtype=np.int64)[order] for a in (i, j, owner))
     fresh = np.ones(len(i), dtype=bool)
@@ -44,7 +47,6 @@ def cell_outlines(i: np.ndarray, j: np.ndarray, owner: np.ndarray, n: int) -> li
     whose = owner[first]
     count = np.bincount(whose, minlength=n)
     rank = np.arange(len(whose)) - np.searchsorted(whose, whose)  # box's place among its owner's
-    out: list[MultiPolygon] = [MultiPolygon()] * n
     width = np.maximum(1, 1 << np.ceil(np.log2(np.maximum(count, 1))).astype(np.int64))
     for w in np.unique(width[count > 0]).tolist():  # owners padded to a power of two boxes (None: nothing)
         who = np.flatnonzero((width == w) & (count > 0))

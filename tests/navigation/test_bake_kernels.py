@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navigation.bake_kernels import insert_on_edges, link_floors, simplify_between_pins, spread_obstacles
+from navigation.bake_kernels import (
+    insert_on_edges,
+    link_floors,
+    simplify_between_pins,
+    simplify_rings,
+    spread_obstacles,
+)
 from navigation.heightfield import _DIRS, Heightfield
 from navigation.ray_bake import _components, _span_graph, _split_conflicts
 
@@ -119,6 +125,54 @@ def test_simplify_between_pins_matches_numpy(seed: int) -> None:
         np.testing.assert_array_equal(
             simplify_between_pins(pts, is_pin, tol, 0.0), _keep_numpy(pts, is_pin, tol)
         )
+
+
+def _ring_numpy(pts: np.ndarray, is_pin: np.ndarray, tol: float) -> np.ndarray:
+    """Corners one ring keeps: the pinned simplification, then the pinned corners inside straight runs of
+    pinned corners dropped (when 3 or more corners remain), with numpy rolls."""
+    keep = np.flatnonzero(simplify_between_pins(pts, is_pin, tol, 0.0))
+    out, pin = pts[keep], is_pin[keep]
+    if len(out) > 3:
+        prev, nxt = np.roll(out, 1, axis=0), np.roll(out, -1, axis=0)
+        cross = (out[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - (out[:, 1] - prev[:, 1]) * (
+            nxt[:, 0] - prev[:, 0]
+        )
+        inner = pin & np.roll(pin, 1) & np.roll(pin, -1) & (np.abs(cross) <= 1e-9)
+        if (~inner).sum() >= 3:
+            keep = keep[~inner]
+    mask = np.zeros(len(pts), dtype=bool)
+    mask[keep] = True
+    return mask
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simplify_rings_is_each_ring_alone(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rings, pins = [], []
+    for _ in range(5):  # rectangles with pinned corners along their sides, and random star rings
+        if rng.random() < 0.5:
+            w, h = rng.integers(2, 9, 2)
+            side = [(x, 0) for x in range(w)] + [(w, y) for y in range(h)]
+            side += [(x, h) for x in range(w, 0, -1)] + [(0, y) for y in range(h, 0, -1)]
+            pts = np.array(side, dtype=float)
+        else:
+            m = int(rng.integers(3, 40))
+            angle = np.sort(rng.uniform(0, 2 * np.pi, m))
+            pts = np.rint(
+                np.column_stack([9 * np.cos(angle), 9 * np.sin(angle)]) * rng.uniform(0.5, 1, m)[:, None]
+            )
+        rings.append(pts)
+        pins.append(rng.random(len(pts)) < 0.6)
+    pts = np.ascontiguousarray(np.concatenate(rings))
+    is_pin = np.concatenate(pins)
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rings])]).astype(np.int64)
+    todo = np.array([0, 2, 3, 4], dtype=np.int64)  # ring 1 is not asked for: it keeps nothing
+    for tol in (0.0, 1.3):
+        keep = simplify_rings(pts, is_pin, offsets, todo, tol)
+        assert not keep[offsets[1] : offsets[2]].any()
+        for r in todo.tolist():
+            lo, hi = offsets[r], offsets[r + 1]
+            np.testing.assert_array_equal(keep[lo:hi], _ring_numpy(pts[lo:hi], is_pin[lo:hi], tol))
 
 
 def test_insert_on_edges_puts_every_candidate_on_its_edges_in_order() -> None:
