@@ -283,7 +283,12 @@ def _portal_corners(
     nodes = np.column_stack(
         [np.concatenate([x0, x0, x1, x1]), np.concatenate([y0, y0, y1, y1]), np.concatenate([ra, rb, ra, rb])]
     ).astype(np.int64)
-    uniq, inv = np.unique(nodes, axis=0, return_inverse=True)
+    # the distinct nodes in (x, y, region) order, as np.unique(axis=0) gives them, through one int64 code
+    low = nodes.min(axis=0)
+    span = nodes.max(axis=0) - low + 1
+    code = ((nodes[:, 0] - low[0]) * span[1] + (nodes[:, 1] - low[1])) * span[2] + (nodes[:, 2] - low[2])
+    _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    uniq = nodes[first]
     inv = inv.reshape(-1)
     label = _components(
         len(uniq),
@@ -364,13 +369,12 @@ def bake_heightfield(
         x0, y0 = int(sx.min()), int(sy.min())
         km = np.zeros((int(sy.max()) - y0 + 1, int(sx.max()) - x0 + 1), dtype=bool)
         km[sy - y0, sx - x0] = True
-        zmap = np.full(km.shape, np.nan)
-        zmap[sy - y0, sx - x0] = hf.z[sy, sx, k[spans]]
+        zpad = np.full((km.shape[0] + 2, km.shape[1] + 2), np.nan)  # NaN beyond the region's cells
+        zpad[sy - y0 + 1, sx - x0 + 1] = hf.z[sy, sx, k[spans]]
         verts, rpolys = pieces[done]
-        # each corner's height: the mean of the (up to 4) cell samples around it
-        rxy = np.rint(verts).astype(np.int64)
-        win = np.lib.stride_tricks.sliding_window_view(np.pad(zmap, 1, constant_values=np.nan), (2, 2))
-        near = win[rxy[:, 1] - y0, rxy[:, 0] - x0].reshape(-1, 4)
+        # each corner's height: the mean of the (up to 4) cell samples around it, in row-major order
+        rx, ry = (np.rint(verts).astype(np.int64) - (x0, y0)).T
+        near = np.column_stack([zpad[ry, rx], zpad[ry, rx + 1], zpad[ry + 1, rx], zpad[ry + 1, rx + 1]])
         finite = np.isfinite(near)
         count = finite.sum(axis=1)
         zmean = np.where(finite, near, 0.0).sum(axis=1) / np.maximum(count, 1)
