@@ -265,15 +265,16 @@ def _insert_t_junctions(
 
 def _portal_corners(
     ix: np.ndarray, iy: np.ndarray, region: np.ndarray, sa: np.ndarray, sb: np.ndarray
-) -> tuple[dict[int, set[tuple[int, int]]], dict[tuple[int, int, int], int]]:
+) -> tuple[dict[int, set[tuple[int, int]]], np.ndarray, np.ndarray]:
     """The corners of the cell sides that linked spans sa -> sb of different regions share.
 
     Returns:
-        Per region, its pinned corners (x, y) [cells]; and per (x, y, region), a label that is the same
-        for every region meeting at that corner through such links (their shared vertex).
+        Per region, its pinned corners (x, y) [cells]; the (m, 3) distinct (x, y, region) nodes in
+        lexicographic order; and per node, a label that is the same for every region meeting at that
+        corner through such links (their shared vertex).
     """
     if len(sa) == 0:
-        return {}, {}
+        return {}, np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     dx, dy = ix[sb] - ix[sa], iy[sb] - iy[sa]
     x0, y0 = ix[sa] + np.maximum(dx, 0), iy[sa] + np.maximum(dy, 0)
     x1, y1 = np.where(dx != 0, x0, x0 + 1), np.where(dx != 0, y0 + 1, y0)
@@ -296,11 +297,74 @@ def _portal_corners(
         np.concatenate([inv[n : 2 * n], inv[3 * n :]]),
     )
     pinned: dict[int, set[tuple[int, int]]] = {}
-    rows = uniq.tolist()
-    for x, y, r in rows:
+    for x, y, r in uniq.tolist():
         pinned.setdefault(r, set()).add((x, y))
-    group = dict(zip(map(tuple, rows), label.tolist(), strict=True))
-    return pinned, group
+    return pinned, uniq, label.astype(np.int64)
+
+
+def _node_labels(cxy: np.ndarray, reg: np.ndarray, nodes: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """(n,) the label of node (x, y, region) for each corner cxy (n, 2) [cells] of region reg (n,), -1 for
+    a corner that is no node. `nodes` (m, 3) in lexicographic order."""
+    out = np.full(len(cxy), -1, dtype=np.int64)
+    if len(nodes) == 0 or len(cxy) == 0:
+        return out
+    keys = np.column_stack([cxy, reg])
+    low = np.minimum(keys.min(axis=0), nodes.min(axis=0))
+    span = np.maximum(keys.max(axis=0), nodes.max(axis=0)) - low + 1
+
+    def code(a: np.ndarray) -> np.ndarray:
+        c: np.ndarray = ((a[:, 0] - low[0]) * span[1] + (a[:, 1] - low[1])) * span[2] + (a[:, 2] - low[2])
+        return c
+
+    have = code(nodes)  # increasing: nodes are in lexicographic order
+    want = code(keys)
+    pos = np.clip(np.searchsorted(have, want), 0, len(have) - 1)
+    found = have[pos] == want
+    out[found] = label[pos[found]]
+    return out
+
+
+def _merge_vertices(
+    verts: np.ndarray,
+    reg: np.ndarray,
+    z: np.ndarray,
+    samples: np.ndarray,
+    nodes: np.ndarray,
+    label: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One vertex per portal corner shared by the regions meeting there, one per other corner.
+
+    Args:
+        verts: (n, 2) every region's polygon corners [cells], region after region; reg: (n,) their regions.
+        z: (n,) each corner's height from its region's cell samples [m]; samples: (n,) how many (0: none).
+        nodes, label: the portal corner nodes and their shared vertex labels (`_portal_corners`).
+    Returns:
+        (n,) the vertex id of each corner (ids in order of first appearance); (n,) the node label of each
+        corner that is a portal corner of its region (-1 for the others); (nv, 2) vertex positions
+        [cells]; (nv,) vertex heights [m]: the mean of the heights of its corners that had samples (0.0
+        when none had).
+    """
+    c = np.rint(verts)
+    integral = (np.abs(verts - c) < 1e-9).all(axis=1)
+    pin = np.where(integral, _node_labels(c.astype(np.int64), reg, nodes, label), -1)
+    n_labels = int(label.max()) + 1 if len(label) else 0
+    key = np.where(pin >= 0, pin, n_labels + np.arange(len(verts)))  # a corner that is no node: its own
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    vid = rank[inv.reshape(-1)]
+    xy = verts[np.sort(first)]
+    # heights: the mean of each vertex's sampled corners, in order, as np.mean of their list gives it
+    has = samples > 0
+    count = np.bincount(vid[has], minlength=len(xy))
+    vz = np.zeros(len(xy))
+    once = np.flatnonzero(has & (count[vid] == 1))
+    vz[vid[once]] = z[once]
+    many = np.flatnonzero(has & (count[vid] > 1))
+    many = many[np.argsort(vid[many], kind="stable")]
+    for group in np.split(many, np.flatnonzero(np.diff(vid[many])) + 1) if len(many) else []:
+        vz[vid[group[0]]] = float(np.mean(z[group].tolist()))
+    return vid, pin, xy, vz
 
 
 def bake_heightfield(
@@ -342,13 +406,13 @@ def bake_heightfield(
     # vertex for all the regions that meet at a corner (connected components of (corner, region) nodes)
     pa, pb = a[cross], b[cross]
     both = kept[pa] & kept[pb]
-    pinned, group = _portal_corners(ix, iy, region, pa[both], pb[both])
-    keys: dict[tuple[object, ...], int] = {}
-    vxy: list[tuple[float, float]] = []
-    vz: list[list[float]] = []
-    polys: list[list[int]] = []
+    pinned, nodes, label = _portal_corners(ix, iy, region, pa[both], pb[both])
+    local_polys: list[list[int]] = []  # vertex ids into all regions' vertices, region after region
     poly_region: list[int] = []
     planes: list[np.ndarray | None] = []
+    heights: list[np.ndarray] = []
+    samples: list[np.ndarray] = []
+    first_vertex = 0
     use = np.flatnonzero((region >= 0) & kept)
     use = use[np.argsort(region[use], kind="stable")]
     starts = np.flatnonzero(np.diff(region[use], prepend=-2))
@@ -364,7 +428,6 @@ def bake_heightfield(
         report("building polygons", done, len(starts))
         spans = use[lo:hi]
         r = rids[done]
-        pins = pinned.get(r, set())
         sx, sy = ix[spans], iy[spans]
         x0, y0 = int(sx.min()), int(sy.min())
         km = np.zeros((int(sy.max()) - y0 + 1, int(sx.max()) - x0 + 1), dtype=bool)
@@ -377,19 +440,8 @@ def bake_heightfield(
         near = np.column_stack([zpad[ry, rx], zpad[ry, rx + 1], zpad[ry + 1, rx], zpad[ry + 1, rx + 1]])
         finite = np.isfinite(near)
         count = finite.sum(axis=1)
-        zmean = np.where(finite, near, 0.0).sum(axis=1) / np.maximum(count, 1)
-        ids = []
-        for i, (fx, fy) in enumerate(verts.tolist()):
-            cx, cy = round(fx), round(fy)
-            integral = abs(fx - cx) < 1e-9 and abs(fy - cy) < 1e-9
-            key = ("p", group[(cx, cy, r)]) if integral and (cx, cy) in pins else ("r", r, fx, fy)
-            if key not in keys:
-                keys[key] = len(vxy)
-                vxy.append((fx, fy))
-                vz.append([])
-            if count[i]:
-                vz[keys[key]].append(float(zmean[i]))
-            ids.append(keys[key])
+        heights.append(np.where(finite, near, 0.0).sum(axis=1) / np.maximum(count, 1))
+        samples.append(count)
         ccx, ccy = sx + 0.5, sy + 0.5
         cz = hf.z[sy, sx, k[spans]]
         # the cell centres strictly inside each polygon, row by row: the region's cells in each polygon's
@@ -413,7 +465,7 @@ def bake_heightfield(
         where, which = where[inside], which[inside]
         bounds = np.searchsorted(which, np.arange(len(rpolys) + 1))
         for j, poly in enumerate(rpolys):
-            polys.append([ids[i] for i in poly])
+            local_polys.append([first_vertex + i for i in poly])
             poly_region.append(r)
             inside = where[bounds[j] : bounds[j + 1]]
             if len(inside) >= 2:
@@ -422,23 +474,32 @@ def bake_heightfield(
                 planes.append(_fit_cells(pts))
             else:
                 planes.append(None)
-    if not polys:
+        first_vertex += len(verts)
+    if not local_polys:
         raise NavMeshError(
             "the agent radius erodes away every walkable region: lower agent_radius or raise cell_size"
         )
     report("linking polygons", 0, None)
-    xy = np.asarray(vxy)
-    used = {v for poly in polys for v in poly}
-    shared = {
-        r: np.array(
-            sorted({keys[("p", group[(*c, r)])] for c in pins if ("p", group[(*c, r)]) in keys} & used)
-        )
-        for r, pins in pinned.items()
-    }
+    allv = np.concatenate([v for v, _ in pieces])
+    vreg = np.repeat(np.asarray(rids, dtype=np.int64), [len(v) for v, _ in pieces])
+    vid, pin, xy, vz = _merge_vertices(
+        allv, vreg, np.concatenate(heights), np.concatenate(samples), nodes, label
+    )
+    vid_list = vid.tolist()
+    polys = [[vid_list[i] for i in poly] for poly in local_polys]
+    used = np.zeros(len(xy), dtype=bool)
+    used[vid[np.fromiter((i for poly in local_polys for i in poly), dtype=np.int64)]] = True
+    # per region, the vertex ids of its portal corners that some polygon uses, sorted
+    id_of_label = np.full(len(label), -1, dtype=np.int64)  # labels are < the number of nodes
+    id_of_label[pin[pin >= 0]] = vid[pin >= 0]
+    node_id = id_of_label[label]
+    ok = node_id >= 0
+    ok[ok] = used[node_id[ok]]
+    shared = {r: np.unique(node_id[ok & (nodes[:, 2] == r)]) for r in pinned}
     polys = _insert_t_junctions(polys, poly_region, xy, shared)
-    V = np.zeros((len(vxy), 3))
+    V = np.zeros((len(xy), 3))
     V[:, :2] = hf.origin + xy * cs
-    V[:, 2] = [float(np.mean(z)) if z else 0.0 for z in vz]
+    V[:, 2] = vz
     P = np.array(
         [pl if pl is not None else _fit_vertices(V[poly]) for poly, pl in zip(polys, planes, strict=True)]
     )

@@ -164,3 +164,62 @@ def test_a_level_floor_is_one_exact_plane_and_a_slope_keeps_its_slope() -> None:
     assert LEVEL < 1e-6
     sloped = np.column_stack([xy, 0.25 * xy[:, 0] - 0.1 * xy[:, 1] + 1.0])
     np.testing.assert_allclose(_fit_cells(sloped), [0.25, -0.1, 1.0], atol=1e-12)
+
+
+def _merge_vertices_dict(
+    verts: np.ndarray,
+    reg: np.ndarray,
+    z: np.ndarray,
+    samples: np.ndarray,
+    nodes: np.ndarray,
+    label: np.ndarray,
+) -> tuple[list[int], np.ndarray, list[float]]:
+    """The per-corner dictionary loop the bake used before `_merge_vertices`."""
+    group = {tuple(n): g for n, g in zip(nodes.tolist(), label.tolist(), strict=True)}
+    keys: dict[tuple[object, ...], int] = {}
+    vxy: list[tuple[float, float]] = []
+    vz: list[list[float]] = []
+    ids = []
+    for i, ((fx, fy), r) in enumerate(zip(verts.tolist(), reg.tolist(), strict=True)):
+        cx, cy = round(fx), round(fy)
+        integral = abs(fx - cx) < 1e-9 and abs(fy - cy) < 1e-9
+        key = ("p", group[(cx, cy, r)]) if integral and (cx, cy, r) in group else ("r", r, fx, fy)
+        if key not in keys:
+            keys[key] = len(vxy)
+            vxy.append((fx, fy))
+            vz.append([])
+        if samples[i]:
+            vz[keys[key]].append(float(z[i]))
+        ids.append(keys[key])
+    return ids, np.asarray(vxy), [float(np.mean(h)) if h else 0.0 for h in vz]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merge_vertices_matches_the_dictionary_loop(seed: int) -> None:
+    from navigation.ray_bake import _merge_vertices
+
+    rng = np.random.default_rng(seed)
+    # each region's corners are distinct (as decompose gives them); some lie off the cell grid and are
+    # never portal corners
+    corners = np.column_stack([rng.integers(0, 6, 400), rng.integers(0, 16, (400, 2))]).astype(float)
+    corners[rng.random(400) < 0.2, 1:] += 0.5
+    corners = np.unique(corners, axis=0)
+    reg, verts = corners[:, 0].astype(np.int64), corners[:, 1:] / 2.0
+    n = len(reg)
+    z = rng.normal(size=n)
+    samples = rng.integers(0, 5, n)
+    # portal corner nodes (x, y, region), in lexicographic order, labelled in a few groups
+    nodes = np.unique(np.column_stack([rng.integers(0, 8, (80, 2)), rng.integers(0, 6, 80)]), axis=0)
+    label = rng.integers(0, 20, len(nodes))
+    vid, pin, xy, vz = _merge_vertices(verts, reg, z, samples, nodes, label)
+    ids, xy_ref, vz_ref = _merge_vertices_dict(verts, reg, z, samples, nodes, label)
+    assert vid.tolist() == ids
+    np.testing.assert_array_equal(xy, xy_ref)
+    assert vz.tolist() == vz_ref  # bit for bit
+    node_set = {tuple(r) for r in nodes.tolist()}
+    on_grid = (verts == np.rint(verts)).all(axis=1)
+    expect = [
+        bool(g) and (int(x), int(y), int(r)) in node_set
+        for (x, y), r, g in zip(verts, reg, on_grid, strict=True)
+    ]
+    assert (pin >= 0).tolist() == expect
