@@ -3,6 +3,7 @@
 Constrained Delaunay triangulation (shapely/GEOS) of the free polygon, then Hertel-Mehlhorn: remove
 diagonals, longest first, while the two polygons they join stay convex and small. Triangulation adds no
 vertices, so the result covers the input exactly; two pieces that only touch at a point share no edge.
+Many geometries (a bake's regions) go through each step together (`cell_outlines`, `decompose_many`).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ def mask_to_geometry(mask: np.ndarray, origin: tuple[int, int] = (0, 0)) -> Mult
 
 
 def cell_outlines(i: np.ndarray, j: np.ndarray, owner: np.ndarray, n: int) -> list[MultiPolygon]:
-    """Per owner 0..n-1, the union of the unit squares [i, i+1] x [j, j+1] of its cells (n,) (repeats
-    allowed), all owners in few vectorised unions: each owner's row runs of cells, in row-major order, as
-    boxes, unioned together."""
+    """Per owner 0..n-1, the union of the unit squares [i, i+1] x [j, j+1] of its cells: cell k is
+    (i[k], j[k]) [cells] and belongs to owner[k] (repeats allowed). Each owner's row runs of cells become
+    boxes in row-major order, and the boxes of all owners are unioned in a few vectorised calls (owners
+    grouped by box count)."""
     out: list[MultiPolygon] = [MultiPolygon()] * n
     if len(i) == 0:
         return out
