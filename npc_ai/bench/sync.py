@@ -543,3 +543,21 @@ def run_sync_benchmark(
         seed=settings.seed,
         bootstrap=settings.bootstrap,
     )
+
+
+def drive_routes(
+    scene: Scene,
+    mesh: NavMesh,
+    routes: list[Route],
+    coupling: CouplingSettings,
+    settings: SyncSettings,
+    *,
+    name: str = "root_motion",
+) -> ModeReport:
+    """Every route under one coupling, one after the other in this process, exactly as
+    `run_sync_benchmark` drives them (route i in a world seeded `settings.seed + i`, the same time limits
+    and shoves): one trial of the sweep runner's `sync` task (`npc_ai.sweep.tasks`)."""
+    report = ModeReport(mode=name, radius=max(bake_settings(scene.navmesh).agent_radius, 0.05))
+    report.runs = [_RouteTask(scene, mesh, r, coupling, settings, i).run() for i, r in enumerate(routes)]
+    report.routes = list(routes)
+    return report

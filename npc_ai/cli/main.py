@@ -22,6 +22,7 @@ from npc_ai.bench.names import COUPLING_MODES
 from npc_ai.cli import crowd_bench as crowd_bench_cli
 from npc_ai.cli import nav_bench as nav_bench_cli
 from npc_ai.cli import sim as sim_cli
+from npc_ai.cli import sweep as sweep_cli
 from npc_ai.cli import types as cli_types
 from npc_ai.cli.progress import StderrProgress
 from npc_ai.cli.types import UsageError
@@ -322,6 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crowd_bench_cli.add_bench_crowd_arguments(bc)
     bc.set_defaults(func=crowd_bench_cli.cmd_bench_crowd)
+
+    sw = sub.add_parser(
+        "sweep", help="a task over a grid of parameters and seeds, on every core or on Ray (docs/sweeps.md)"
+    )
+    sweep_cli.add_sweep_arguments(sw)
+    sw.set_defaults(func=sweep_cli.cmd_sweep)
 
     clip = sub.add_parser("clip", help="inspect motion clips (built-in names or .bvh / DeepMimic .txt files)")
     clip_sub = clip.add_subparsers(dest="clip_command", required=True, parser_class=_Parser)

@@ -33,6 +33,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
     p.add_argument("--events", help="write the events as JSON lines to this file")
     p.add_argument("--plot", help="draw a top-down replay to this PNG")
+    p.add_argument("--gif", help="write an animated top-down replay (a few seconds) to this .gif file")
     p.add_argument(
         "--player",
         choices=("auto", "route", "wander", "still", "keyboard", "none"),
@@ -64,6 +65,7 @@ def simulate(
     gui: bool = False,
     events: Path | None = None,
     plot: Path | None = None,
+    gif: Path | None = None,
     quiet: bool = False,
     out: TextIO | None = None,
 ) -> int:
@@ -110,6 +112,11 @@ def simulate(
 
             plot_replay(sim, plot)
             print(f"wrote {plot}", file=out)
+        if gif is not None:
+            from npc_ai.viz.replay_gif import write_replay_gif
+
+            write_replay_gif(sim, gif)
+            print(f"wrote {gif} ({gif.stat().st_size / 1e6:.1f} MB)", file=out)
     return 0
 
 
@@ -117,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """`npc-ai run SCENE ...`"""
     events = cli_types.writable_file(args.events, "--events", cli_types.JSONL)
     plot = cli_types.writable_file(args.plot, "--plot", cli_types.FIGURE)
+    gif = cli_types.writable_file(args.gif, "--gif", cli_types.GIF)
     gui = bool(args.gui)
     if gui and not cli_types.has_display():
         print("npc-ai: --gui needs a display, and none was found: running headless", file=sys.stderr)
@@ -134,6 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         gui=gui,
         events=events,
         plot=plot,
+        gif=gif,
         quiet=args.quiet,
     )
 

@@ -70,6 +70,7 @@ def positive_float(text: str) -> float:
 
 FIGURE = (".png", ".svg", ".pdf")  # what matplotlib writes for our plots
 PNG = (".png",)
+GIF = (".gif",)
 JSON = (".json",)
 JSONL = (".jsonl",)
 CSV = (".csv",)
