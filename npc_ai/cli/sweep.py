@@ -8,7 +8,9 @@ on stderr and exit status 2, before any trial runs and without touching the fold
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
+from types import FrameType
 
 from npc_ai.cli import types as cli_types
 
@@ -33,6 +35,10 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     """`npc-ai sweep SPEC.toml ...`"""
     from npc_ai.sweep import load_spec, run_sweep
@@ -46,6 +52,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         import_ray()  # refused before the folder is touched
     progress = SweepProgress(quiet=args.quiet)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` ends the sweep as Ctrl-C does
     try:
         result = run_sweep(
             spec,
@@ -57,6 +64,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             progress=progress,
         )
     finally:
+        signal.signal(signal.SIGTERM, previous)
         progress.close()
     print(
         f"sweep {spec.task}: {result.trials} trials ({result.skipped} already done, {result.ran} run now, "

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -45,25 +47,45 @@ def run_jobs(
     return _run_local(jobs, n)
 
 
+def _exit_with_parent(parent: int, period_s: float = 0.5) -> None:
+    """A pool worker's initializer: a daemon thread ends the worker once the sweep process is gone
+    (killed, even with SIGKILL), so no orphan goes on burning a core on a trial nobody will collect."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(period_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="npc-ai-sweep-parent-watch", daemon=True).start()
+
+
 def _run_local(jobs: Sequence[TrialJob], workers: int) -> Iterator[dict]:
     if workers == 1 or len(jobs) <= 1:
         for job in jobs:
             yield run_trial(job)
         return
     context = mp.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context)
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)),
+        mp_context=context,
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+    finished = False
     try:
         pending = {pool.submit(run_trial, job) for job in jobs}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield future.result()
+        finished = True
     except BrokenProcessPool as exc:
         raise BackendError(
             f"a worker process died ({exc}); the finished trials are kept: run again with --resume"
         ) from None
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        # interrupted: do not wait for the trials in flight (their workers end with this process)
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def import_ray() -> Any:
