@@ -30,6 +30,7 @@ class Param:
         choices: the allowed values (strings), empty for any.
         low, high: inclusive limits of a number; None for no limit.
         optional: None is a valid value (the default), meaning "the task decides".
+        required: the spec must give it (in [params], [grid] or every case); no default.
     """
 
     name: str
@@ -40,12 +41,13 @@ class Param:
     low: float | None = None
     high: float | None = None
     optional: bool = False
+    required: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
             raise SpecError(f"parameter {self.name}: kind must be int, float, str or bool, got {self.kind!r}")
-        if self.default is None and not self.optional:
-            raise SpecError(f"parameter {self.name}: a default of None needs optional=True")
+        if self.default is None and not (self.optional or self.required):
+            raise SpecError(f"parameter {self.name}: a default of None needs optional=True or required=True")
         if self.default is not None:
             self.check(self.default, f"default of {self.name}")
 

@@ -121,6 +121,11 @@ class SweepSpec:
                 if name in fixed or name in grid_names:
                     raise SpecError(f"cases[{k}].{name}: {name} is also in [params] or [grid]; give it once")
                 p.check(value, f"cases[{k}]")
+        for p in info.params:
+            given = p.name in fixed or p.name in grid_names
+            in_cases = bool(self.cases) and all(p.name in dict(c) for c in self.cases)
+            if p.required and not given and not in_cases:
+                raise SpecError(f"params: task {self.task!r} needs {p.name} ({p.doc})")
         if self.trial_count > MAX_TRIALS:
             raise SpecError(f"the spec makes more than {MAX_TRIALS} trials; split it into smaller sweeps")
         if self.x is not None and self.x not in grid_names and not any(self.x in dict(c) for c in self.cases):

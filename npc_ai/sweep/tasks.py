@@ -76,7 +76,7 @@ TASKS: dict[str, TaskInfo] = {
             "local avoidance on one crowd scenario, with and without avoidance (npc-ai bench crowd)",
             (
                 Param("scenario", str, "corridor", "crowd scenario", choices=CROWD_SCENARIOS),
-                Param("agents", int, None, "agents: circle agents, doorway agents (even), corridor agents "
+                Param("crowd", int, None, "agents: circle agents, doorway agents (even), corridor agents "
                       "per side or chase guards [count]; none: the benchmark's", low=1, high=10_000,
                       optional=True),
                 Param("circle_radius", float, 50.0, "radius of the circle scenario [m]",
@@ -89,7 +89,8 @@ TASKS: dict[str, TaskInfo] = {
             "nav-scen",
             "exact path queries on every scenario of a MovingAI map (npc-ai nav scen)",
             (
-                Param("map", str, "arena", "a MovingAI .map file, or a map name in ../shared/data/movingai"),
+                Param("map", str, None, "a MovingAI .map file (a path, relative to the current folder)",
+                      required=True),
                 Param("scen", str, None, "its .map.scen file; none: the map's path + .scen", optional=True),
             ),
             seeded=False,
@@ -199,7 +200,7 @@ def run_sim(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
 def run_crowd(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
     from npc_ai.bench.crowd import CrowdBenchSettings, run_circle, run_sim_scenario
 
-    name, n = p["scenario"], p["agents"]
+    name, n = p["scenario"], p["crowd"]
     sizes = {"circle": "circle_agents", "doorway": "doorway_agents", "corridor": "corridor_per_side"}
     field = sizes.get(name, "chase_guards")
     extra = {} if n is None else {field: n}
@@ -228,23 +229,13 @@ def _flat(entry: Mapping[str, Any], prefix: str = "") -> Metrics:
     return out
 
 
-def _movingai_path(name: str, suffix: str) -> Path:
-    path = Path(name)
-    if path.suffix or path.exists():
-        return path
-    from npc_ai import __file__ as package
-
-    shared = Path(package).resolve().parents[2] / "shared" / "data" / "movingai"
-    return shared / f"{name}{suffix}"
-
-
 def run_nav_scen(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
     import numpy as np
 
     from navigation.benchmark import solve_scenarios
     from navigation.movingai import read_map, read_scenarios
 
-    map_path = _movingai_path(p["map"], ".map")
+    map_path = Path(p["map"])
     scen = Path(p["scen"]) if p["scen"] is not None else map_path.with_name(map_path.name + ".scen")
     grid = read_map(map_path)
     scenarios = read_scenarios(scen)

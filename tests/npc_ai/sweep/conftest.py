@@ -15,4 +15,7 @@ player = "wander"
 [grid]
 scene = ["arena", "no_such_scene"]
 npcs = [1, 3]
+
+[report]
+metrics = ["shots", "share_aim"]
 """

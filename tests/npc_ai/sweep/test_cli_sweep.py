@@ -13,6 +13,16 @@ from pathlib import Path
 from npc_ai.sweep import parse_spec, run_sweep
 from tests.npc_ai.sweep.conftest import TINY_SPEC
 
+# trials that fail at once (no such scene): the refusals below need a folder with results, not a simulation
+FAILING_SPEC = """
+[sweep]
+task = "run"
+seeds = 2
+
+[grid]
+scene = ["no_such_scene", "nowhere"]
+"""
+
 # eight trials of a few tenths of a second each, so the kill lands half-way
 SLOW_SPEC = """
 [sweep]
@@ -26,6 +36,9 @@ npcs = 3
 
 [grid]
 seconds = [3.0, 4.0]
+
+[report]
+metrics = ["shots"]
 """
 
 
@@ -69,31 +82,33 @@ def test_killed_and_resumed_equals_uninterrupted(tmp_path) -> None:
 
 
 def test_bad_input_is_one_line_and_keeps_the_results(tmp_path) -> None:
-    spec_file = tmp_path / "tiny.toml"
-    spec_file.write_text(TINY_SPEC)
+    spec_file = tmp_path / "failing.toml"
+    spec_file.write_text(FAILING_SPEC)
     out = tmp_path / "out"
-    run_sweep(parse_spec(TINY_SPEC), out, workers=1, spec_text=TINY_SPEC)
+    first = run_sweep(parse_spec(FAILING_SPEC), out, workers=1, spec_text=FAILING_SPEC)
+    assert (first.ran, first.failed) == (4, 4)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
     again = sweep(str(spec_file), "--out", str(out), cwd=tmp_path)
     assert again.returncode == 2
     assert again.stderr.strip().splitlines() == [
-        f"npc-ai: error: {out} already holds this sweep (8 trials done); pass --resume to finish it, "
+        f"npc-ai: error: {out} already holds this sweep (4 trials done); pass --resume to finish it, "
         "or use another --out folder"
     ]
     other = tmp_path / "other.toml"
-    other.write_text(TINY_SPEC.replace("seeds = [0, 3]", "seeds = [0, 4]"))
+    other.write_text(FAILING_SPEC.replace("seeds = 2", "seeds = 3"))
     changed = sweep(str(other), "--out", str(out), "--resume", cwd=tmp_path)
     assert changed.returncode == 2 and "holds a sweep of another spec" in changed.stderr
     bad = tmp_path / "bad.toml"
-    bad.write_text(TINY_SPEC.replace('player = "wander"', 'player = "ghost"'))
+    bad.write_text(FAILING_SPEC.replace("[grid]", '[params]\nplayer = "ghost"\n[grid]'))
     refused = sweep(str(bad), "--out", str(out), "--resume", cwd=tmp_path)
     assert refused.returncode == 2
     assert "params: player must be one of auto, route, wander, still, none, got 'ghost'" in refused.stderr
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
-    resumed = sweep(str(spec_file), "--out", str(out), "--resume", "--quiet", cwd=tmp_path)
-    assert resumed.returncode == 0 and "(8 already done, 0 run now, 4 failed)" in resumed.stdout
+    resumed = run_sweep(parse_spec(FAILING_SPEC), out, resume=True)
+    assert (resumed.skipped, resumed.ran, resumed.failed) == (4, 0, 4)
+    assert "no_such_scene" in (out / "results.csv").read_text()
 
 
 def test_ray_missing_is_refused_before_the_folder_is_touched(tmp_path) -> None:

@@ -91,6 +91,7 @@ def test_the_shipped_example_loads() -> None:
         ('[sweep]\ntask = "sync"\nseeds = 101\n[grid]\nroutes = ' + str(list(range(1, 1001))) + "\n",
          r"more than 100000 trials"),
         ("[sweep\ntask = 1", r"not valid TOML"),
+        ('[sweep]\ntask = "nav-scen"', r"params: task 'nav-scen' needs map \(a MovingAI .map file"),
     ],
 )  # fmt: skip
 def test_malformed_specs_say_what_to_fix(text: str, message: str) -> None:
