@@ -21,7 +21,8 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,18 @@ def write_atomic(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_atomic_bytes(path: Path, write: Callable[[Any], None]) -> None:
+    """`write_atomic` for a binary writer: `write(file)` fills a temporary file that is then renamed."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -140,7 +153,12 @@ class SweepStore:
         for h, col in zip(timings, list(zip(*times, strict=True))[1:], strict=True):
             columns[h] = [None if v == "" else v for v in col]
         path = self.folder / "results.parquet"
-        pq.write_table(pa.table({k: pa.array(v) for k, v in columns.items()}), path)
+        try:
+            table = pa.table({k: pa.array(v) for k, v in columns.items()})
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # a column mixing strings and numbers
+            warnings.warn(f"results.parquet not written: {exc}", stacklevel=2)
+            return None
+        write_atomic_bytes(path, lambda f: pq.write_table(table, f))
         return path
 
 

@@ -86,3 +86,18 @@ def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path) -> None:
         write_atomic(target, 42)  # type: ignore[arg-type]
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["row.json"]  # no temporary file left
+
+
+def test_parquet_joins_results_and_timings_when_pyarrow_is_there(tmp_path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    spec = parse_spec(SPEC)
+    store = SweepStore(tmp_path)
+    store.open(spec, None, resume=False)
+    for t in spec.trials():
+        store.write_row(fake_row(t, "error" if t.id == "0002" else "ok"))
+    written = store.write_tables(spec, store.rows(spec.trials()))
+    assert written[-1] == tmp_path / "results.parquet"
+    table = pq.read_table(written[-1]).to_pydict()
+    assert table["trial"] == [t.id for t in spec.trials()]
+    assert table["drift_mean_m"][2] is None and table["drift_mean_m"][3] == pytest.approx(0.3)
+    assert len(table["wall_s"]) == 6
