@@ -72,9 +72,7 @@ def write_replay_gif(
     ax.set_xticks([])
     ax.set_yticks([])
     head = title or f"{sim.scene.name}: {n_npcs} NPCs, seed {sim.world.seed}"
-    label = ax.set_title(head, fontsize=9)
-    trails = [ax.plot([], [], "-", lw=1.5, alpha=0.7, zorder=5)[0] for _ in range(n_npcs)]
-    bodies = [ax.plot([], [], ls="", ms=11, markeredgecolor="#222222", zorder=6)[0] for _ in range(n_npcs)]
+    ax.set_title(head, fontsize=9)
     seen = [codes[c] for c in sorted({int(c) for c in np.unique(states)} & set(codes))] if n_npcs else []
     if seen:
         from matplotlib.lines import Line2D
@@ -82,10 +80,31 @@ def write_replay_gif(
         handles = [Line2D([], [], color=STATE_COLORS.get(s, "#888888"), lw=2, label=s) for s in seen]
         handles.append(Line2D([], [], marker="*", ls="--", color=_PLAYER_COLOR, label="player"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    # The still part (level, colour bar, legend, title) is drawn once into an image; every frame then
+    # draws that image and the moving marks only (a full redraw per frame costs ~20x more).
+    canvas: Any = fig.canvas  # the Agg canvas (matplotlib.use("Agg") above)
+    canvas.draw()
+    still = np.asarray(canvas.buffer_rgba()).copy()
+    box = ax.get_position()
+    plt.close(fig)
+    fig = plt.figure(figsize=(still.shape[1] / dpi, still.shape[0] / dpi), dpi=dpi)
+    back = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    back.imshow(still, interpolation="none", aspect="auto")
+    back.set_axis_off()
+    ax = fig.add_axes((box.x0, box.y0, box.width, box.height))
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_axis_off()
+    ax.patch.set_visible(False)
+    label = ax.text(0.01, 0.99, "", transform=ax.transAxes, va="top", fontsize=9, zorder=7,
+                    bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})  # fmt: skip
+    trails = [ax.plot([], [], "-", lw=1.5, alpha=0.7, zorder=5)[0] for _ in range(n_npcs)]
+    bodies = [ax.plot([], [], ls="", ms=11, markeredgecolor="#222222", zorder=6)[0] for _ in range(n_npcs)]
     (player_trail,) = ax.plot([], [], "--", color=_PLAYER_COLOR, lw=1.0, zorder=5)
     (player_dot,) = ax.plot([], [], "*", color=_PLAYER_COLOR, ms=12, zorder=6)
     frames = max(2, round(duration_s * fps))
-    picks = np.unique(np.round(np.linspace(0, len(times) - 1, frames)).astype(int))
+    # a run with fewer trace samples than frames shows a sample for several frames: the GIF keeps its length
+    picks = np.round(np.linspace(0, len(times) - 1, frames)).astype(int)
 
     def draw(k: int) -> list[Any]:
         i = int(picks[k])
@@ -110,7 +129,7 @@ def write_replay_gif(
                 player_dot.set_data([here[0]], [here[1]])
             else:
                 player_dot.set_data([], [])
-        label.set_text(f"{head}   t = {t:5.1f} s")
+        label.set_text(f"t = {t:5.1f} s")
         return [*trails, *bodies, player_trail, player_dot, label]
 
     path = Path(out)

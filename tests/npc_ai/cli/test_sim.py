@@ -53,6 +53,23 @@ def test_run_writes_events_and_plot(tmp_path: Path, capsys) -> None:
     assert plot.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_run_writes_an_animated_gif(tmp_path: Path, capsys) -> None:
+    gif = tmp_path / "replay.gif"
+    args = parse(add_run_arguments, ["arena", "--seconds", "1", "--quiet", "--gif", str(gif)])
+    assert cmd_run(args) == 0
+    assert f"wrote {gif} (" in capsys.readouterr().out
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.n_frames > 5
+        shown = 0
+        for k in range(im.n_frames):
+            im.seek(k)
+            shown += im.info["duration"]
+    assert shown == pytest.approx(6000, abs=100)  # [ms]: 6 s, however short the run
+    assert gif.stat().st_size < 3_000_000
+
+
 def test_demo_writes_the_default_picture(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     assert cmd_demo(parse(add_demo_arguments, ["--seconds", "3"])) == 0
@@ -65,6 +82,8 @@ def test_bad_input(tmp_path: Path) -> None:
         cmd_run(parse(add_run_arguments, ["arena", "--events", str(tmp_path / "no" / "e.jsonl")]))
     with pytest.raises(SceneError, match="not a built-in scene"):
         cmd_run(parse(add_run_arguments, ["nowhere"]))
+    with pytest.raises(UsageError, match=r"--gif .*: the file name must end in \.gif"):
+        cmd_run(parse(add_run_arguments, ["arena", "--gif", str(tmp_path / "replay.png")]))
     with pytest.raises(UsageError, match="--player keyboard needs --gui"):
         cmd_run(parse(add_run_arguments, ["arena", "--player", "keyboard"]))
     with pytest.raises(SystemExit):
