@@ -1,7 +1,8 @@
 """report.md of a sweep: per combination of the swept parameters, the mean of each metric over the seeds
 with its 95 % confidence interval (Student's t: mean ± t(0.975, n - 1) · s / √n, s the sample standard
-deviation; no interval for a single seed), and one PNG per metric: the metric against the x parameter, one
-line per value of the other swept parameters, the intervals as error bars. Matplotlib's Agg backend.
+deviation; no interval for a single seed); the same for the differences to the first x value paired by
+seed; and one PNG per metric: the metric against the x parameter, one line per value of the other swept
+parameters, the intervals as error bars. Matplotlib's Agg backend.
 
 Only the trials with status "ok" enter the statistics; failed trials are listed with their messages.
 The report depends only on the rows, so it is the same on any backend.
@@ -128,6 +129,8 @@ def write_report(spec: SweepSpec, rows: Sequence[dict[str, Any]], folder: Path) 
     lines.append("")
     written = [folder / "report.md"]
     x = x_parameter(spec)
+    if x is not None and metrics and len(spec.seeds) > 1:
+        lines += _paired_table(spec, rows, x, metrics)
     if x is not None and metrics:
         lines += ["## Plots", ""]
         for m in metrics:
@@ -142,6 +145,56 @@ def write_report(spec: SweepSpec, rows: Sequence[dict[str, Any]], folder: Path) 
         lines.append("")
     write_atomic(folder / "report.md", "\n".join(lines).rstrip("\n") + "\n")
     return written
+
+
+def paired_differences(
+    spec: SweepSpec, rows: Sequence[dict[str, Any]], x: str, metric: str
+) -> dict[tuple, Summary]:
+    """Per combination whose `x` is not the first value: the metric minus the same seed's value at the
+    first `x` (everything else equal), summarised over the seeds that both ran. The same seed means the
+    same routes and worlds, so the seed-to-seed spread cancels out of the difference."""
+    xi = spec.swept.index(x)
+    ok = {(tuple(r["params"].get(p) for p in spec.swept), r["seed"]): r for r in rows if r["status"] == "ok"}
+    firsts: dict[tuple, Any] = {}
+    for key, _ in ok:
+        rest = key[:xi] + key[xi + 1 :]
+        if rest not in firsts:
+            firsts[rest] = key[xi]  # rows come in trial order: the first x value seen is the spec's first
+    out: dict[tuple, Summary] = {}
+    for key in dict.fromkeys(k for k, _ in ok):
+        rest = key[:xi] + key[xi + 1 :]
+        if key[xi] == firsts[rest]:
+            continue
+        base = key[:xi] + (firsts[rest],) + key[xi + 1 :]
+        diffs = [
+            ok[(key, s)]["metrics"].get(metric, math.nan) - ok[(base, s)]["metrics"].get(metric, math.nan)
+            for s in spec.seeds
+            if (key, s) in ok and (base, s) in ok and _numeric(ok[(key, s)]["metrics"].get(metric))
+            and _numeric(ok[(base, s)]["metrics"].get(metric))
+        ]  # fmt: skip
+        out[key] = summarize(diffs)
+    return out
+
+
+def _paired_table(spec: SweepSpec, rows: Sequence[dict[str, Any]], x: str, metrics: list[str]) -> list[str]:
+    diffs = {m: paired_differences(spec, rows, x, m) for m in metrics}
+    keys = list(dict.fromkeys(k for d in diffs.values() for k in d))
+    if not keys:
+        return []
+    out = [
+        f"## Differences to the first {x}, paired by seed",
+        "",
+        f"Each cell: the metric minus its value at the first {x} with the same seed (same routes and worlds) "
+        f"and the other parameters equal, mean over the seeds and {CONFIDENCE:.0%} CI; an interval that "
+        "excludes 0 is a difference the seeds agree on.",
+        "",
+        "| " + " | ".join([*spec.swept, *(f"Δ {m}" for m in metrics)]) + " |",
+        "|" + "|".join("---" for _ in range(len(spec.swept) + len(metrics))) + "|",
+    ]
+    for key in keys:
+        cells = [str(v) for v in key] + [diffs[m][key].text() if key in diffs[m] else "–" for m in metrics]
+        out.append("| " + " | ".join(cells) + " |")
+    return [*out, ""]
 
 
 def _seeds(seeds: Sequence[int]) -> str:
@@ -174,9 +227,12 @@ def _plot(
     if not lines:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, points in lines.items():
+    every_x = [p for points in lines.values() for p, _ in points]
+    span = (max(every_x) - min(every_x)) or 1.0
+    for k, (label, points) in enumerate(lines.items()):
         points.sort(key=lambda p: p[0])
-        xs = [p for p, _ in points]
+        dodge = (k - (len(lines) - 1) / 2) * 0.008 * span  # error bars side by side, not on top
+        xs = [p + dodge for p, _ in points]
         ys = [s.mean for _, s in points]
         lo = [s.mean - s.low if math.isfinite(s.low) else 0.0 for _, s in points]
         hi = [s.high - s.mean if math.isfinite(s.high) else 0.0 for _, s in points]

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from npc_ai.sweep import parse_spec
-from npc_ai.sweep.report import summarize, write_report
+from npc_ai.sweep.report import paired_differences, summarize, write_report
 
 SPEC = """
 [sweep]
@@ -69,3 +69,29 @@ def test_report_tables_plots_and_failures(tmp_path) -> None:
     assert "| 0011 | 2 | RuntimeError: boom / bang |" in text
     assert (tmp_path / "plot_drift_mean_m.png").read_bytes()[:4] == b"\x89PNG"
     assert "![drift_mean_m against tau](plot_drift_mean_m.png)" in text
+
+
+def test_paired_differences_cancel_what_the_seeds_share() -> None:
+    """metric = a large per-seed offset + 3 * tau: the spread over seeds is wide, the paired difference
+    to the first tau is exactly 3 * (tau - 0.1) with a zero-width interval."""
+    spec = parse_spec(SPEC)
+    offsets = {0: 10.0, 1: -7.0, 2: 31.0}
+    rows = [
+        {
+            "trial": t.id,
+            "seed": t.seed,
+            "params": t.params,
+            "status": "ok",
+            "error": "",
+            "metrics": {"drift_mean_m": offsets[t.seed] + 3.0 * t.params["tau"]},
+            "timings": {},
+        }
+        for t in spec.trials()
+    ]
+    spread = summarize([offsets[s] + 1.2 for s in (0, 1, 2)])
+    assert spread.high - spread.low > 50
+    diffs = paired_differences(spec, rows, "tau", "drift_mean_m")
+    assert set(diffs) == {("root_motion", 0.4), ("agent_drives", 0.4)}
+    for s in diffs.values():
+        assert s.n == 3
+        assert (s.mean, s.low, s.high) == pytest.approx((0.9, 0.9, 0.9))
