@@ -21,6 +21,7 @@ PACKAGES = (
     "npc_ai.behaviour",
     "npc_ai.animation",
     "npc_ai.envs",
+    "npc_ai.sweep",
     "scenes",
     "navigation",
 )

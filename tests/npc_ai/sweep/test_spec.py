@@ -140,3 +140,19 @@ def test_any_document_is_a_spec_or_a_spec_error(doc: dict, task: str) -> None:
     trials = spec.trials()
     assert len(trials) == spec.trial_count >= 1
     assert [t.id for t in trials] == sorted(t.id for t in trials)
+
+
+def test_checking_a_spec_loads_nothing_heavy() -> None:
+    """A spec is checked before any trial: no Ray, pyarrow, PyBullet, numba or simulation on the way."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from npc_ai.sweep import load_spec\n"
+        f"load_spec({str(REPO / 'examples' / 'sweeps' / 'sync_tau.toml')!r})\n"
+        "heavy = {'ray', 'pyarrow', 'pybullet', 'numba', 'npc_ai.sim', 'matplotlib'} & set(sys.modules)\n"
+        "print(sorted(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
