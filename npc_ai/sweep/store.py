@@ -93,6 +93,8 @@ class SweepStore:
         elif held:
             raise ResumeError(f"{self.folder} holds trial rows but no spec.json; use another --out folder")
         self.trials_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.trials_dir.glob(".*.tmp"):  # a row being written when the sweep was killed
+            stale.unlink(missing_ok=True)
         doc = {"plan": spec.plan(), "spec": spec.to_json()}
         write_atomic(stored, json.dumps(doc, indent=2, sort_keys=True) + "\n")
         if spec_text is not None:

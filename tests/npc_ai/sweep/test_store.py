@@ -65,8 +65,10 @@ def test_a_folder_with_a_sweep_needs_resume_and_the_same_plan(tmp_path) -> None:
     with pytest.raises(ResumeError, match="holds a sweep of another spec"):
         SweepStore(tmp_path).open(other, None, resume=True)
     assert {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
-    # the same plan with another report section resumes
+    # the same plan with another report section resumes, and a row half-written when killed is dropped
+    (tmp_path / "trials" / ".0001.json.x1y2.tmp").write_text('{"trial": "00')
     SweepStore(tmp_path).open(parse_spec(SPEC + '[report]\nx = "tau"\n'), None, resume=True)
+    assert sorted(p.name for p in (tmp_path / "trials").iterdir()) == ["0000.json"]
     assert json.loads((tmp_path / "spec.json").read_text())["spec"]["report"]["x"] == "tau"
     assert SweepStore(tmp_path).finished_ids() == {"0000"}
 
