@@ -22,6 +22,7 @@ EPS = 1e-9  # two boundary directions are parallel below this |det| (unit vector
 MAX_WALL_LINES = 32  # wall half-planes kept per agent (the nearest uncovered segments)
 LANE = 1.5  # a neighbour blocks the way when laterally within LANE x the two radii (fading out)
 MAX_CONTACTS = 32  # contact half-planes kept per agent (agents within one tick's reach)
+TOUCH = 0.05  # [m] an agent this close to a wall (beyond its radius) touches it: keep-right runs along it
 _HASH_X = 73856093
 _HASH_Y = 19349663
 
@@ -384,6 +385,42 @@ def _keep_right(
 
 
 @njit(cache=True)
+def _along_walls(
+    px: float,
+    py: float,
+    tx: float,
+    ty: float,
+    kx: float,
+    ky: float,
+    planes: np.ndarray,
+    count: int,
+    touch: float,
+) -> tuple[float, float]:
+    """The keep-right target (kx, ky), turned from (tx, ty), for an agent at (px, py) against walls: where
+    it would lead into one of the `count` walls of `planes` (rows cx, cy, nx, ny: nearest point and unit
+    normal toward the agent) that the agent already touches (within `touch` [m]), it runs along that wall
+    instead, at the same speed: forward when the turn was up to a right angle (the agent has kept right all
+    it can), backward beyond (backing off). Turned straight into a wall, a target would stop the agent."""
+    speed = math.hypot(kx, ky)
+    for m in range(count):
+        cx, cy, nx, ny = planes[m, 0], planes[m, 1], planes[m, 2], planes[m, 3]
+        if (px - cx) * nx + (py - cy) * ny > touch:
+            continue
+        into = kx * nx + ky * ny
+        if into >= 0.0:
+            continue
+        ax, ay = kx - into * nx, ky - into * ny  # the part along the wall
+        along = math.hypot(ax, ay)
+        if along <= 1e-9 * max(speed, 1e-300):  # straight into it: along the wall the way it was going
+            ax, ay = -ny, nx
+            if ax * tx + ay * ty < 0.0:
+                ax, ay = -ax, -ay
+            along = 1.0
+        kx, ky = ax / along * speed, ay / along * speed
+    return kx, ky
+
+
+@njit(cache=True)
 def _contact_line(
     i: int,
     j: int,
@@ -481,8 +518,8 @@ def avoid_rows(
         tx = (1.0 - smoothing) * pref[i, 0] + smoothing * vx
         ty = (1.0 - smoothing) * pref[i, 1] + smoothing * vy
         count = 0
+        r_eff = radius_factor * radii[i] + margin
         if k_walls > 0:
-            r_eff = radius_factor * radii[i] + margin
             count = _wall_lines(
                 i, px, py, pz, tau_o * vmax[i] + r_eff, r_eff, 0.9 * vmax[i], tau_o, dt, height_range,
                 use_z and walls_z, wall_a, wall_b, wall_z, one_sided, wall_params, w_shape, w_start,
@@ -520,12 +557,15 @@ def avoid_rows(
                         count = _contact_line(i, j, dx, dy, dsq, radii, vel, vmax, prio, dt, lines, count)
         hard = count
         narrow = out_walls[i] > 0  # a wall within the wall horizon: a corridor, a doorway
-        turn = turn_narrow if narrow else turn_right
+        turn = turn_narrow if narrow and constrain else turn_right
         lane = params[10] if narrow else 0.0
         if (turn > 0.0 or lane > 0.0) and found:
-            tx, ty = _keep_right(
+            kx, ky = _keep_right(
                 i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn, turn_right, nd, lane
             )
+            if not constrain:  # hard walls: the linear program keeps the agent off them
+                kx, ky = _along_walls(px, py, tx, ty, kx, ky, planes, out_walls[i], r_eff + TOUCH)
+            tx, ty = kx, ky
         inv_tau = 1.0 / tau
         for f in range(found):
             j = nb_j[f]
@@ -572,5 +612,8 @@ def avoid_rows(
         out_fallback[i] = fail < count
         if fail < count:
             rx_, ry_ = lp3(lines, count, hard, fail, vmax[i], rx_, ry_, proj)
+        speed = math.hypot(rx_, ry_)
+        if speed > vmax[i]:  # round-off of the linear programs (3e-8 relative seen): the limit is hard
+            rx_, ry_ = rx_ * (vmax[i] / speed), ry_ * (vmax[i] / speed)
         out[i, 0], out[i, 1] = rx_, ry_
         out_neighbours[i] = found

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from navigation import CrowdError, build_navmesh
 from navigation.avoidance import AvoidanceSettings, Walls, avoid
-from navigation.avoidance_kernels import _keep_right
+from navigation.avoidance_kernels import _along_walls, _keep_right
 
 DT = 0.05
 
@@ -312,3 +312,22 @@ def test_a_standing_neighbour_is_walked_around_not_backed_away_from() -> None:
 
     assert -30.0 - 1e-9 <= target((0.0, 0.0)) < -5.0  # standing: a sidestep
     assert target((-1.0, 0.0)) < -90.0  # coming toward it: backs off as it turns right
+
+
+@pytest.mark.parametrize(
+    "turn_deg, expected",
+    [(60.0, (1.0, 0.0)), (90.0, (1.0, 0.0)), (135.0, (-1.0, 0.0)), (-60.0, None)],
+)
+def test_a_keep_right_turn_into_a_touched_wall_runs_along_it(turn_deg: float, expected) -> None:
+    """An agent going +x against a wall on its right (y = 0, the agent on it): a right turn of up to 90 deg
+    runs along the wall forward, beyond 90 (backing off) backward, at the same speed; a left turn (away
+    from the wall) and an agent not touching the wall keep the turned target."""
+    planes = np.array([[0.0, 0.0, 0.0, 1.0]])  # nearest point (0, 0), normal +y toward the agent
+    a = np.radians(-turn_deg)
+    k = (1.4 * np.cos(a), 1.4 * np.sin(a))
+    out = _along_walls(0.0, 0.0, 1.4, 0.0, *k, planes, 1, 0.05)
+    if expected is None:
+        assert out == pytest.approx(k, abs=1e-12)
+    else:
+        assert out == pytest.approx((1.4 * expected[0], 1.4 * expected[1]), abs=1e-9)
+    assert _along_walls(0.0, 0.5, 1.4, 0.0, *k, planes, 1, 0.05) == pytest.approx(k, abs=1e-12)
