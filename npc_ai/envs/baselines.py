@@ -66,10 +66,18 @@ def run_gym(env_id: str, policy: Policy | None, episodes: int, **settings: Any) 
 
     env = gym.make(env_id, **settings)
     env.action_space.seed(0)
+    ret, success, steps = rollout(env, policy, episodes, 0)
+    return {"return": ret, "success": success, "steps": steps}
+
+
+def rollout(env: Any, policy: Policy | None, episodes: int, first_seed: int) -> tuple[float, float, float]:
+    """(mean return, success rate, mean length) of `episodes` episodes of a Gymnasium env, reset with seeds
+    first_seed, first_seed + 1, ...; `policy` None samples the action space (seed it first). Closes the
+    env."""
     returns, successes, lengths = [], [], []
     try:
         for ep in range(episodes):
-            obs, info = env.reset(seed=ep)
+            obs, info = env.reset(seed=first_seed + ep)
             total, steps, done = 0.0, 0, False
             while not done:
                 action = env.action_space.sample() if policy is None else policy(obs)
@@ -82,11 +90,7 @@ def run_gym(env_id: str, policy: Policy | None, episodes: int, **settings: Any) 
             successes.append(bool(info["success"]))
     finally:
         env.close()
-    return {
-        "return": float(np.mean(returns)),
-        "success": float(np.mean(successes)),
-        "steps": float(np.mean(lengths)),
-    }
+    return float(np.mean(returns)), float(np.mean(successes)), float(np.mean(lengths))
 
 
 def run_guards_v0(policy: Policy | None, episodes: int, **settings: Any) -> dict[str, float]:

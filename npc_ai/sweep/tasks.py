@@ -295,10 +295,9 @@ def run_run(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
 
 def run_env(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
     import gymnasium as gym
-    import numpy as np
 
     import npc_ai.envs  # noqa: F401 - registers the ids
-    from npc_ai.envs.baselines import scripted_guard, scripted_player
+    from npc_ai.envs.baselines import rollout, scripted_guard, scripted_player
 
     scripted = scripted_player if p["env"] == "npc_ai/Stealth-v0" else scripted_guard
     env = gym.make(
@@ -309,27 +308,8 @@ def run_env(p: Mapping[str, Any], seed: int, artifacts: Path | None) -> Metrics:
         time_limit_s=p["time_limit_s"],
     )
     env.action_space.seed(seed)
-    returns, successes, lengths = [], [], []
-    try:
-        for ep in range(p["episodes"]):
-            obs, info = env.reset(seed=seed + ep)
-            total, steps, done = 0.0, 0, False
-            while not done:
-                action = env.action_space.sample() if p["policy"] == "random" else scripted(obs)
-                obs, reward, terminated, truncated, info = env.step(action)
-                total += float(reward)
-                steps += 1
-                done = terminated or truncated
-            returns.append(total)
-            lengths.append(steps)
-            successes.append(bool(info["success"]))
-    finally:
-        env.close()
-    return {
-        "return_mean": float(np.mean(returns)),
-        "success_rate": float(np.mean(successes)),
-        "steps_mean": float(np.mean(lengths)),
-    }
+    ret, success, steps = rollout(env, None if p["policy"] == "random" else scripted, p["episodes"], seed)
+    return {"return_mean": ret, "success_rate": success, "steps_mean": steps}
 
 
 RUNNERS: dict[str, Runner] = {
