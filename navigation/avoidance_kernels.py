@@ -18,11 +18,14 @@ import math
 import numpy as np
 from numba import njit
 
+from navigation.avoidance_rules import TOUCH, along_walls, keep_right
+from navigation.kernel_cache import forget_stale_kernels
+
+forget_stale_kernels(__file__, ("navigation.avoidance_rules",))  # compiled into avoid_rows
+
 EPS = 1e-9  # two boundary directions are parallel below this |det| (unit vectors)
 MAX_WALL_LINES = 32  # wall half-planes kept per agent (the nearest uncovered segments)
-LANE = 1.5  # a neighbour blocks the way when laterally within LANE x the two radii (fading out)
 MAX_CONTACTS = 32  # contact half-planes kept per agent (agents within one tick's reach)
-TOUCH = 0.05  # [m] an agent this close to a wall (beyond its radius) touches it: keep-right runs along it
 _HASH_X = 73856093
 _HASH_Y = 19349663
 
@@ -306,121 +309,6 @@ def _wall_lines(
 
 
 @njit(cache=True)
-def _keep_right(
-    i: int,
-    tx: float,
-    ty: float,
-    pref: np.ndarray,
-    vel: np.ndarray,
-    pos: np.ndarray,
-    radii: np.ndarray,
-    prio: np.ndarray,
-    nb_j: np.ndarray,
-    found: int,
-    tau: float,
-    turn_right: float,
-    turn_open: float,
-    reach_ahead: float,
-    turn_lane: float,
-) -> tuple[float, float]:
-    """The target (tx, ty) turned to the right by up to `turn_right` [rad] when a neighbour blocks the way
-    ahead: one that the agent would reach within `tau` going at its preferred velocity and that will then
-    still be in its lane (laterally within LANE x the two radii, fading out; a crossing agent will have
-    left it), the sooner the more (1 - time to reach / tau), scaled by twice the agent's share of the
-    avoidance (at most 1: equal priorities turn fully, a high priority hardly). A neighbour standing (a
-    preferred velocity of 0) turns it by at most `turn_open`: backing off from it frees nothing. With
-    `turn_lane` > 0, an oncoming neighbour ahead within `reach_ahead` [m] that is not yet clearly on the
-    agent's left turns it by up to `turn_lane` (the lane rule)."""
-    speed = math.hypot(pref[i, 0], pref[i, 1])
-    if speed <= 0.0:
-        return tx, ty
-    ux, uy = pref[i, 0] / speed, pref[i, 1] / speed
-    blocked = 0.0  # by someone who means to move: up to turn_right
-    standing = 0.0  # by someone standing: up to turn_open (backing off from it frees nothing)
-    for f in range(found):
-        j = nb_j[f]
-        rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
-        ahead = rx * ux + ry * uy
-        comb = radii[i] + radii[j]
-        closing = speed - (vel[j, 0] * ux + vel[j, 1] * uy)
-        if ahead <= 0.0 or closing <= 0.0:
-            continue
-        reach = max(ahead - comb, 0.0) / closing
-        # where j will be across the lane when the agent gets there: a crossing agent will have left it
-        lateral = (ux * ry - uy * rx) + (ux * vel[j, 1] - uy * vel[j, 0]) * reach
-        lane = 1.0 - abs(lateral) / (LANE * comb)
-        if lane <= 0.0:
-            continue
-        share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))  # a high priority keeps its course
-        if pref[j, 0] != 0.0 or pref[j, 1] != 0.0:
-            blocked = max(blocked, share * lane * (1.0 - reach / tau))
-        else:
-            standing = max(standing, share * lane * (1.0 - reach / tau))
-    counter = 0.0  # oncoming agents ahead that are not yet clearly on the agent's left: form a lane
-    if turn_lane > 0.0:
-        for f in range(found):
-            j = nb_j[f]
-            rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
-            ahead = rx * ux + ry * uy
-            if ahead <= 0.0 or ahead > reach_ahead:
-                continue
-            wants = math.hypot(pref[j, 0], pref[j, 1])
-            if wants <= 0.0:
-                continue
-            oncoming = -(pref[j, 0] * ux + pref[j, 1] * uy) / wants
-            if oncoming <= 0.5:
-                continue
-            comb = radii[i] + radii[j]
-            left = ux * ry - uy * rx  # how far j is to the agent's left [m]
-            clear = 1.0 - left / (LANE * comb)
-            if clear <= 0.0:
-                continue
-            share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))
-            counter = max(counter, share * min(1.0, clear) * (2.0 * oncoming - 1.0))
-    angle = -max(turn_right * blocked, min(turn_right, turn_open) * standing, turn_lane * counter)
-    if angle == 0.0:
-        return tx, ty
-    c, s = math.cos(angle), math.sin(angle)
-    return c * tx - s * ty, s * tx + c * ty
-
-
-@njit(cache=True)
-def _along_walls(
-    px: float,
-    py: float,
-    tx: float,
-    ty: float,
-    kx: float,
-    ky: float,
-    planes: np.ndarray,
-    count: int,
-    touch: float,
-) -> tuple[float, float]:
-    """The keep-right target (kx, ky), turned from (tx, ty), for an agent at (px, py) against walls: where
-    it would lead into one of the `count` walls of `planes` (rows cx, cy, nx, ny: nearest point and unit
-    normal toward the agent) that the agent already touches (within `touch` [m]), it runs along that wall
-    instead, at the same speed: forward when the turn was up to a right angle (the agent has kept right all
-    it can), backward beyond (backing off). Turned straight into a wall, a target would stop the agent."""
-    speed = math.hypot(kx, ky)
-    for m in range(count):
-        cx, cy, nx, ny = planes[m, 0], planes[m, 1], planes[m, 2], planes[m, 3]
-        if (px - cx) * nx + (py - cy) * ny > touch:
-            continue
-        into = kx * nx + ky * ny
-        if into >= 0.0:
-            continue
-        ax, ay = kx - into * nx, ky - into * ny  # the part along the wall
-        along = math.hypot(ax, ay)
-        if along <= 1e-9 * max(speed, 1e-300):  # straight into it: along the wall the way it was going
-            ax, ay = -ny, nx
-            if ax * tx + ay * ty < 0.0:
-                ax, ay = -ax, -ay
-            along = 1.0
-        kx, ky = ax / along * speed, ay / along * speed
-    return kx, ky
-
-
-@njit(cache=True)
 def _contact_line(
     i: int,
     j: int,
@@ -560,11 +448,11 @@ def avoid_rows(
         turn = turn_narrow if narrow and constrain else turn_right
         lane = params[10] if narrow else 0.0
         if (turn > 0.0 or lane > 0.0) and found:
-            kx, ky = _keep_right(
+            kx, ky = keep_right(
                 i, tx, ty, pref, vel, pos, radii, prio, nb_j, found, tau, turn, turn_right, nd, lane
             )
             if not constrain:  # hard walls: the linear program keeps the agent off them
-                kx, ky = _along_walls(px, py, tx, ty, kx, ky, planes, out_walls[i], r_eff + TOUCH)
+                kx, ky = along_walls(px, py, tx, ty, kx, ky, planes, out_walls[i], r_eff + TOUCH)
             tx, ty = kx, ky
         inv_tau = 1.0 / tau
         for f in range(found):

@@ -18,6 +18,7 @@ KERNEL_MODULES = (
     "navigation.agent_kernels",
     "navigation.angles",
     "navigation.avoidance_kernels",
+    "navigation.avoidance_rules",
     "navigation.bake_kernels",
     "navigation.funnel",
     "navigation.mesh_kernels",

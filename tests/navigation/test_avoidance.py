@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from navigation import CrowdError, build_navmesh
 from navigation.avoidance import AvoidanceSettings, Walls, avoid
-from navigation.avoidance_kernels import _along_walls, _keep_right
+from navigation.avoidance_rules import along_walls, keep_right
 
 DT = 0.05
 
@@ -307,7 +307,7 @@ def test_a_standing_neighbour_is_walked_around_not_backed_away_from() -> None:
 
     def target(pref_j: tuple[float, float]) -> float:
         pref = np.array([[1.0, 0.0], pref_j])
-        tx, ty = _keep_right(0, 1.0, 0.0, pref, vel, pos, radii, prio, nb, 1, 2.0, turn, open_, 5.0, 0.0)
+        tx, ty = keep_right(0, 1.0, 0.0, pref, vel, pos, radii, prio, nb, 1, 2.0, turn, open_, 5.0, 0.0)
         return float(np.degrees(np.arctan2(ty, tx)))
 
     assert -30.0 - 1e-9 <= target((0.0, 0.0)) < -5.0  # standing: a sidestep
@@ -325,9 +325,9 @@ def test_a_keep_right_turn_into_a_touched_wall_runs_along_it(turn_deg: float, ex
     planes = np.array([[0.0, 0.0, 0.0, 1.0]])  # nearest point (0, 0), normal +y toward the agent
     a = np.radians(-turn_deg)
     k = (1.4 * np.cos(a), 1.4 * np.sin(a))
-    out = _along_walls(0.0, 0.0, 1.4, 0.0, *k, planes, 1, 0.05)
+    out = along_walls(0.0, 0.0, 1.4, 0.0, *k, planes, 1, 0.05)
     if expected is None:
         assert out == pytest.approx(k, abs=1e-12)
     else:
         assert out == pytest.approx((1.4 * expected[0], 1.4 * expected[1]), abs=1e-9)
-    assert _along_walls(0.0, 0.5, 1.4, 0.0, *k, planes, 1, 0.05) == pytest.approx(k, abs=1e-12)
+    assert along_walls(0.0, 0.5, 1.4, 0.0, *k, planes, 1, 0.05) == pytest.approx(k, abs=1e-12)
