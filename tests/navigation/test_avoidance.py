@@ -46,6 +46,8 @@ def separated(pos: np.ndarray, radii: np.ndarray) -> float:
         ("pass_right_deg", 181.0, "pass_right_deg"),
         ("pass_right_deg", True, "pass_right_deg"),
         ("narrow_pass_right_deg", -1.0, "narrow_pass_right_deg"),
+        ("lane_deg", 91.0, "lane_deg must be a finite number >= 0.0 and <= 90.0"),
+        ("lane_deg", float("nan"), "lane_deg"),
     ],
 )
 def test_settings_refuse_out_of_range_values(field, value, message) -> None:
