@@ -21,6 +21,7 @@ import enum
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -198,7 +199,17 @@ class LocomotionSet:
 
 def default_locomotion_set(sprint_speed: float = 6.0, clean: bool = True) -> LocomotionSet:
     """The built-in set from pybullet_data (see the module docstring); ``clean`` selects the cleaned
-    (default) or the raw walk and run."""
+    (default) or the raw walk and run.
+
+    Built once per (sprint_speed, clean) and shared: the set and its clips are immutable, and every
+    animator of a simulation (and every env reset) asks for it."""
+    if not (isinstance(sprint_speed, int | float) and not isinstance(sprint_speed, bool)):
+        raise AnimationSettingsError(f"sprint speed must be a number of m/s, got {sprint_speed!r}")
+    return _default_locomotion_set(float(sprint_speed), bool(clean))
+
+
+@lru_cache(maxsize=8)
+def _default_locomotion_set(sprint_speed: float, clean: bool) -> LocomotionSet:
     from .library import load_clip
 
     run = load_clip("run", clean=clean)

@@ -169,8 +169,17 @@ def clip_planted_mask(clip: Clip, settings: ContactSettings | None = None) -> np
     """(F, 2) bool planted labels of ``clip``'s frames from its own contacts (``detect_contacts``: height
     AND horizontal speed under its own root motion), keeping only intervals of at least
     ``settings.min_duration_s``. Row f labels the frame interval [f, f + 1); a loop's last row is its first.
+
+    Computed once per clip and settings (clips are immutable) and returned read-only: every animator of a
+    simulation builds its blend space from the same clips, and an env reset builds a dozen of them.
     """
-    return _interval_mask(detect_contacts(clip, settings), clip.loop)
+    key = ("planted_mask", settings if settings is not None else ContactSettings())
+    mask = clip._cache.get(key)
+    if mask is None:
+        mask = _interval_mask(detect_contacts(clip, settings), clip.loop)
+        mask.setflags(write=False)
+        clip._cache[key] = mask
+    return mask
 
 
 def planted_at(

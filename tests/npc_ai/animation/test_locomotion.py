@@ -45,3 +45,13 @@ def test_gait_settings_validated():
         GaitSettings(run_up=3.0, run_down=3.2)
     with pytest.raises(AnimationSettingsError):
         GaitSettings(walk_up=float("nan"))
+
+
+def test_default_locomotion_set_is_built_once_per_arguments():
+    assert default_locomotion_set() is default_locomotion_set(6.0, True)
+    other = default_locomotion_set(7.0)
+    assert other is not default_locomotion_set() and other.sprint.speed == pytest.approx(7.0, rel=1e-6)
+    assert default_locomotion_set(clean=False) is not default_locomotion_set()
+    for bad in (float("nan"), 1.0, "fast", True):
+        with pytest.raises(AnimationSettingsError):
+            default_locomotion_set(bad)

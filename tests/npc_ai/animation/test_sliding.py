@@ -327,3 +327,25 @@ def test_run_sliding_under_a_root_1_5x_too_fast(run_clean):
     fast = planted_sliding(fast_feet, labels, DT, fast_m)
     assert own.planted_steps > 50 and own.cm_per_m < 3.0
     assert fast.cm_per_m > 5 * own.cm_per_m and fast.cmps > 8 * own.cmps
+
+
+def test_clip_planted_mask_is_computed_once_per_clip_and_settings_and_read_only(walk, monkeypatch):
+    import npc_ai.animation.sliding as sliding
+
+    clip = load_clip("walk", clean=True).with_play_rate(1.25, name="walk_fast")  # a clip no test asked yet
+    calls = []
+    real = sliding.detect_contacts
+
+    def counted(c, s=None):
+        calls.append(s)
+        return real(c, s)
+
+    monkeypatch.setattr(sliding, "detect_contacts", counted)
+    first = clip_planted_mask(clip)
+    assert clip_planted_mask(clip) is first and clip_planted_mask(clip, ContactSettings()) is first
+    strict = clip_planted_mask(clip, ContactSettings(min_duration_s=0.0))
+    assert strict is not first and len(calls) == 2  # one detection per (clip, settings)
+    assert not first.flags.writeable
+    with pytest.raises(ValueError):
+        first[0, 0] = not first[0, 0]
+    np.testing.assert_array_equal(first, sliding._interval_mask(real(clip), clip.loop))
