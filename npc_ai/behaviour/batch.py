@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from navigation.angles import wrap_angle
+from npc_ai.behaviour import suspicion
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
 from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER, BehaviourError
@@ -28,8 +29,8 @@ from npc_ai.body.batch import LocomotionBatch
 if TYPE_CHECKING:
     from npc_ai.behaviour.brain import Noise, Npc
 
-SOURCES = ("sight", "hearing", "alert")  # where a memory came from, by code
-SIGHT, HEARING, ALERT = range(3)
+SOURCES = ("sight", "hearing", "alert", "suspicion")  # where a memory came from, by code
+SIGHT, HEARING, ALERT, SUSPICION = range(4)
 
 
 class NpcEnv(Protocol):
@@ -67,8 +68,19 @@ class SettingsArrays:
         "stuck_timeout_s", "crowd_radius",
         "memory_expiry_s", "hearing_range", "alert_radius", "alert_cooldown_s", "eye_height",
         "sight_radius", "lose_sight_radius", "cos_half_angle", "probe_skin", "probe_range",
+        "cos_lose_half_angle", "perception_period_s", "lose_after_s", "detection_time_s",
+        "suspicion_decay_s", "suspicious_level", "investigate_level", "range_factor", "peripheral_factor",
+        "still_factor", "crouch_factor", "look_s",
     )  # fmt: skip
-    DERIVED = ("turn_step", "aim_step", "search_step", "aim_tolerance", "speed_gain")
+    DERIVED = (
+        "turn_step",
+        "aim_step",
+        "search_step",
+        "aim_tolerance",
+        "speed_gain",
+        "half_angle",
+        "central_angle",
+    )
 
     def __init__(self, n: int) -> None:
         for name in self.FLOATS + self.DERIVED:
@@ -82,6 +94,8 @@ class SettingsArrays:
         self.aim_step[i] = math.radians(s.aim_turn_rate_deg) * dt
         self.search_step[i] = math.radians(s.search_turn_rate_deg) * dt
         self.aim_tolerance[i] = math.radians(s.aim_tolerance_deg)
+        self.half_angle[i] = math.radians(s.half_angle_deg)
+        self.central_angle[i] = math.radians(s.central_angle_deg)
         tau = s.speed_smoothing_s
         self.speed_gain[i] = 1.0 if tau <= 0 else min(1.0, dt / tau)
 
@@ -109,6 +123,20 @@ class SettingsArrays:
     cos_half_angle: np.ndarray
     probe_skin: np.ndarray
     probe_range: np.ndarray
+    cos_lose_half_angle: np.ndarray
+    perception_period_s: np.ndarray
+    lose_after_s: np.ndarray
+    detection_time_s: np.ndarray
+    suspicion_decay_s: np.ndarray
+    suspicious_level: np.ndarray
+    investigate_level: np.ndarray
+    range_factor: np.ndarray
+    peripheral_factor: np.ndarray
+    still_factor: np.ndarray
+    crouch_factor: np.ndarray
+    look_s: np.ndarray
+    half_angle: np.ndarray
+    central_angle: np.ndarray
     turn_step: np.ndarray
     aim_step: np.ndarray
     search_step: np.ndarray
@@ -180,7 +208,14 @@ class BehaviourBatch:
         self.has_memory = np.zeros(n, dtype=bool)
         self.memory_position = np.zeros((n, 3))  # the last known position of the player [m]
         self.memory_time = np.zeros(n)  # when it was sensed [s]
-        self.memory_source = np.zeros(n, dtype=np.int64)  # SIGHT, HEARING or ALERT
+        self.memory_source = np.zeros(n, dtype=np.int64)  # SIGHT, HEARING, ALERT or SUSPICION
+        self.last_look = np.full(n, -np.inf)  # the last perception tick [s]
+        self.last_seen = np.full(n, -np.inf)  # when the player was last in sight [s]
+        self.suspicion = np.zeros(n)  # the suspicion meter [0..1] (`npc_ai.behaviour.suspicion`)
+        self.level = np.zeros(n, dtype=np.int64)  # its level code (suspicion.LEVELS)
+        self.look_until = np.full(n, -np.inf)  # a suspicious NPC stands and looks until [s]
+        self.look_point = np.zeros((n, 3))  # toward where it glimpsed the player [m]
+        self.curious = np.zeros(n, dtype=bool)  # the meter asks for an investigation not yet begun
         self.heard: list[Noise | None] = [None] * n  # a noise not yet investigated
         self.hearing = np.zeros(n, dtype=bool)  # heard[i] is not None
         self.alerted = np.zeros(n, dtype=bool)  # an ally's alert not yet acted on
@@ -237,7 +272,8 @@ class BehaviourBatch:
             self.wander_cap, self.turn_ready, self.turn_heading, self.waypoint, self.route_points,
             self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal, self.replans,
             self.stuck_anchor, self.stuck_since,
-            self.search_until, self.search_looks, self.search_look,
+            self.search_until, self.search_looks, self.search_look, self.look_until, self.look_point,
+            self.curious,
         )  # fmt: skip
 
     # -- settings -------------------------------------------------------------------------------------
@@ -324,21 +360,48 @@ class BehaviourBatch:
             self.heard[i] = None
         self.hearing[rows] = False
 
-    def sight(self, rows: np.ndarray, seen: np.ndarray, point: np.ndarray, feet: np.ndarray) -> None:
-        """The perception tick of `rows`: seen (m,) bool, the player's aim point (3,) and feet (3,) [m].
+    def sight(
+        self,
+        rows: np.ndarray,
+        seen: np.ndarray,
+        point: np.ndarray,
+        feet: np.ndarray,
+        *,
+        target_speed: float = 0.0,
+        crouching: bool = False,
+    ) -> None:
+        """The perception tick of `rows`: seen (m,) bool, the player's aim point (3,) and feet (3,) [m],
+        its horizontal speed [m/s] and stance (they set how fast a suspicion meter fills).
 
-        Rows that keep seeing update their target and memory at once; rows that gain or lose the player
-        go through `sight_row` in row order (events, alerts to allies)."""
+        Rows that keep seeing update their target and memory at once. Rows with gradual detection run
+        their suspicion meters (`npc_ai.behaviour.suspicion`); a row spots the player when it sees it with
+        instant detection or a full meter. A row that sees the player loses it only after not seeing it
+        for its `lose_after_s`. Rows that gain or lose the player go through `sight_row` in row order
+        (events, alerts to allies)."""
+        t, c = self.env.time, self.cfg
+        first = np.isinf(self.last_look[rows])
+        dt = np.where(first, c.perception_period_s[rows], np.minimum(t - self.last_look[rows], 1e9))
+        self.last_look[rows] = t
+        self.last_seen[rows[seen]] = t
         keep = seen & self.sees[rows]
         if keep.any():
-            k, t = rows[keep], self.env.time
+            k = rows[keep]
             self.target_point[k] = point
             self.target_feet[k] = feet
             self.has_memory[k] = True
             self.memory_position[k] = feet
             self.memory_time[k] = t
             self.memory_source[k] = SIGHT
-        for k in (seen != self.sees[rows]).nonzero()[0].tolist():
+        instant = c.detection_time_s[rows] <= 0.0
+        if instant.any():
+            self.suspicion[rows[instant]] = np.where(seen[instant] | self.sees[rows[instant]], 1.0, 0.0)
+        if not instant.all():
+            g = ~instant
+            suspicion.suspect(self, rows[g], seen[g], feet, dt[g], target_speed, crouching)
+        hostile = instant | (self.level[rows] == suspicion.HOSTILE)
+        gain = seen & ~self.sees[rows] & hostile
+        lose = ~seen & self.sees[rows] & (t - self.last_seen[rows] >= c.lose_after_s[rows] - 1e-9)
+        for k in (gain | lose).nonzero()[0].tolist():
             self.sight_row(int(rows[k]), point if seen[k] else None, feet if seen[k] else None)
 
     def sight_row(self, i: int, point: np.ndarray | None, feet: np.ndarray | None) -> None:

@@ -17,6 +17,7 @@ from navigation.angles import turn_toward
 from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, NpcEnv, xyz
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
+from npc_ai.behaviour.suspicion import LEVELS
 from npc_ai.behaviour.table import STATE_NAMES, BehaviourError
 from npc_ai.body.batch import LocomotorView
 
@@ -132,6 +133,17 @@ class Npc:
     @property
     def sees(self) -> bool:
         return bool(self.batch.sees[self.index])
+
+    @property
+    def suspicion(self) -> float:
+        """The suspicion meter [0..1] (`npc_ai.behaviour.suspicion`; 1 while it sees the player, with
+        instant detection)."""
+        return float(self.batch.suspicion[self.index])
+
+    @property
+    def suspicion_level(self) -> str:
+        """The meter's level: "calm", "suspicious", "investigate" or "hostile" (gradual detection)."""
+        return LEVELS[int(self.batch.level[self.index])]
 
     @property
     def target_point(self) -> np.ndarray | None:

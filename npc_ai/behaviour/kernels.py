@@ -3,6 +3,7 @@
     wander / patrol --spotted--> aim --lost--> chase --arrived--> search --gave up--> wander / patrol
                                   ^  \\--aimed, reaction time, cooldown--> shoot --> aim
     a noise heard --> investigate --arrived--> search;  an ally's alert --> chase
+    suspicion: suspicious --> wander / patrol stand and look;  investigate level --> investigate
 
 `decide_rows` runs the rule of each row's state (one scalar rule per state, below) and writes the row's
 intents (free walking: `free`, `free_speed` [m/s], `free_heading` [rad], NaN keeping the facing) and its
@@ -224,6 +225,9 @@ def decide_rows(
     search_until: np.ndarray,
     search_looks: np.ndarray,
     search_look: np.ndarray,
+    look_until: np.ndarray,
+    look_point: np.ndarray,
+    curious: np.ndarray,
     # out
     next_state: np.ndarray,
     note: np.ndarray,
@@ -244,9 +248,12 @@ def decide_rows(
         code = state[i]
         s = 0
         if code in (WANDER, PATROL, SEARCH):
-            react = _react(sees[i], alerted[i], hearing[i])
+            react = _react(sees[i], alerted[i], hearing[i] or curious[i])
             if react != NONE:
                 next_state[i] = react
+            elif code != SEARCH and time < look_until[i] - _EPS_T:  # suspicious: stand and look
+                want = _heading_to(positions, i, look_point)
+                _walk(i, 0.0, turn(yaw[i], want, aim_step[i]), free, free_speed, free_heading, goal_speed)
             elif code == WANDER:
                 s = _wander(
                     i, time, yaw[i], walk_speed, obstacle_range, stop_gap, turn_step, speed_gain,
@@ -305,6 +312,7 @@ def decide_rows(
                 else:
                     pursuit_goal[i, 0], pursuit_goal[i, 1], pursuit_goal[i, 2] = gx, gy, gz
                     alerted[i] = False
+                    curious[i] = False
                     if hearing[i]:
                         hearing[i] = False
                         cleared[n_cleared] = i

@@ -69,6 +69,18 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "hearing_range": (0.0, 1000.0, True, "m"),
     "alert_radius": (0.0, 1000.0, True, "m"),
     "alert_cooldown_s": (0.0, 600.0, True, "s"),
+    "lose_sight_margin_deg": (0.0, 90.0, True, "deg"),
+    "lose_after_s": (0.0, 10.0, True, "s"),
+    "detection_time_s": (0.0, 60.0, True, "s"),
+    "suspicion_decay_s": (0.0, 600.0, False, "s"),
+    "suspicious_level": (0.0, 1.0, False, "share of the meter"),
+    "investigate_level": (0.0, 1.0, False, "share of the meter"),
+    "central_angle_deg": (0.0, 180.0, True, "deg"),
+    "peripheral_factor": (0.0, 1.0, True, "factor"),
+    "range_factor": (0.0, 1.0, True, "factor"),
+    "still_factor": (0.0, 1.0, True, "factor"),
+    "crouch_factor": (0.0, 1.0, True, "factor"),
+    "look_s": (0.0, 60.0, True, "s"),
 }
 
 
@@ -119,6 +131,29 @@ class BehaviourSettings:
             [m, >= 0; 0 = no alerts].
         alert_cooldown_s: an NPC alerts its allies at most once per this many seconds, so a player
             who ducks in and out of view does not flood the radio [s, >= 0].
+        lose_sight_margin_deg: while an NPC sees the player its cone is this much wider, so a player at
+            the cone's edge is not spotted and lost by turns [deg, 0..90].
+        lose_after_s: a seen player must stay unseen this long before the NPC reports "lost" (a glimpse
+            lost for a moment is no loss) [s, 0..10; 0 = at once, as the seed].
+        detection_time_s: gradual detection: the time a suspicion meter takes to fill for the most visible
+            target (point blank, in central vision, running, standing up); less visible targets take
+            longer (`npc_ai.behaviour.suspicion` gives the rule) [s, 0..60; 0 = instant detection, the
+            seed's: seen means hostile].
+        suspicion_decay_s: an unseen target's full meter empties in this long [s, > 0].
+        suspicious_level: the meter level at which the NPC stops and looks toward the target for
+            `look_s` [0 < x <= investigate_level].
+        investigate_level: the level at which it goes to investigate where it saw the target
+            [suspicious_level <= x < 1]; a full meter (1) is hostile: Aim / Chase.
+        central_angle_deg: central vision: within this angle of the view direction the meter fills at
+            full rate [deg, >= 0].
+        peripheral_factor: at the edge of the cone the rate is this share of the central rate (linear in
+            between) [0..1].
+        range_factor: at the sight radius the rate is this share of the rate at point blank (linear in
+            between) [0..1].
+        still_factor: a target standing still fills the meter at this share of the rate of one moving
+            at the NPC's `run_speed` or faster (linear in between) [0..1].
+        crouch_factor: a crouching target fills it at this share of the rate of one standing up [0..1].
+        look_s: a suspicious NPC stands and looks this long after its last glimpse [s, >= 0].
         patrol: follow the spawn's patrol route (when it has one) instead of wandering.
     """
 
@@ -158,6 +193,18 @@ class BehaviourSettings:
     hearing_range: float = 12.0
     alert_radius: float = 12.0
     alert_cooldown_s: float = 3.0
+    lose_sight_margin_deg: float = 10.0
+    lose_after_s: float = 0.3
+    detection_time_s: float = 0.0
+    suspicion_decay_s: float = 5.0
+    suspicious_level: float = 0.25
+    investigate_level: float = 0.6
+    central_angle_deg: float = 20.0
+    peripheral_factor: float = 0.3
+    range_factor: float = 0.25
+    still_factor: float = 0.6
+    crouch_factor: float = 0.5
+    look_s: float = 2.0
     patrol: bool = True
 
     def __post_init__(self) -> None:
@@ -179,12 +226,17 @@ class BehaviourSettings:
             ("speed_change_max_s", "speed_change_min_s", ">="),
             ("turn_max_deg", "turn_min_deg", ">="),
             ("probe_range", "obstacle_range", ">="),
+            ("investigate_level", "suspicious_level", ">="),
         )
         for big, small, rel in pairs:
             if getattr(self, big) < getattr(self, small):
                 raise BehaviourSettingsError(
                     big, f"must be {rel} {small} ({getattr(self, small)!r}), got {getattr(self, big)!r}"
                 )
+        if self.investigate_level >= 1.0:
+            raise BehaviourSettingsError(
+                "investigate_level", f"must be < 1 (a full meter is hostile), got {self.investigate_level!r}"
+            )
         if self.stop_gap >= self.obstacle_range:
             raise BehaviourSettingsError(
                 "stop_gap", f"must be < obstacle_range ({self.obstacle_range!r}), got {self.stop_gap!r}"
@@ -193,6 +245,11 @@ class BehaviourSettings:
     @property
     def cos_half_angle(self) -> float:
         return math.cos(math.radians(self.half_angle_deg))
+
+    @property
+    def cos_lose_half_angle(self) -> float:
+        """Cosine of the half angle of the cone while the NPC sees the player (the margin added)."""
+        return math.cos(math.radians(min(180.0, self.half_angle_deg + self.lose_sight_margin_deg)))
 
     @classmethod
     def from_table(

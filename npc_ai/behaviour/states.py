@@ -160,6 +160,7 @@ def _enter_patrol(b: BehaviourBatch, i: int) -> dict[str, Any]:
 def _enter_aim(b: BehaviourBatch, i: int) -> dict[str, Any]:
     b.goal_speed[i] = np.nan
     b.alerted[i] = False
+    b.curious[i] = False
     b.clear_heard(i)
     stop = b.cfg.stop_speed[i]
     b.aim_stopped[i] = bool(b.body_speeds(np.array([i]))[0] < stop and b.speed_param[i] < stop)
@@ -180,6 +181,7 @@ def _enter_shoot(b: BehaviourBatch, i: int) -> dict[str, Any]:
 def _enter_pursuit(b: BehaviourBatch, i: int, speed: float) -> dict[str, Any]:
     b.goal_speed[i] = np.nan
     b.alerted[i] = False
+    b.curious[i] = False
     b.clear_heard(i)
     b.pursuit_started[i] = b.env.time
     b.replans[i] = 0

@@ -154,6 +154,9 @@ class Player:
         self._island = int(query.mesh.islands[here]) if here >= 0 else query.mesh.main_island
         self.keys: dict[int, int] = {}
         self.controller = controller
+        # the stance NPCs see: a crouching player fills their suspicion meters slower (the archetype's
+        # `crouch_factor`); a controller or a script sets it
+        self.crouching = False
         if self.settings.mode == "route" and not self.route:
             self.settings = PlayerSettings(**{**self.settings.__dict__, "mode": "wander"})
 

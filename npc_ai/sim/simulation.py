@@ -419,10 +419,15 @@ class Simulation:
                 radii = np.where(b.sees[due], c.lose_sight_radius[due], c.sight_radius[due])
                 clear = np.full(due.size, self.locomotion.radius + EYE_CLEARANCE)
                 targets = {player.body: player.aim_point}
+                # while it sees the player, a cone wider by the margin (no spotted / lost at its edge)
+                cones = np.where(b.sees[due], c.cos_lose_half_angle[due], c.cos_half_angle[due])
                 seen, _, points = self.perception.see(
-                    eyes, self.locomotion.yaw[due], clear, radii, c.cos_half_angle[due], targets
+                    eyes, self.locomotion.yaw[due], clear, radii, cones, targets
                 )
-                b.sight(due, seen[:, 0], points[0], player.position)
+                b.sight(
+                    due, seen[:, 0], points[0], player.position, target_speed=player.locomotor.speed,
+                    crouching=player.crouching,
+                )  # fmt: skip
         # hearing: every noise of the last tick against every NPC, in numpy
         if self._noises:
             noises, self._noises = self._noises, []

@@ -61,9 +61,9 @@ def test_perception_is_one_ray_batch_per_tick_and_staggered() -> None:
         fired = {}
         sight = sim.behaviour.sight
 
-        def spy(rows, *a):
+        def spy(rows, *a, **kw):
             fired.setdefault(sim.world.tick, []).extend(rows.tolist())
-            return sight(rows, *a)
+            return sight(rows, *a, **kw)
 
         sim.behaviour.sight = spy  # type: ignore[method-assign]
         sim.run(1.0)
