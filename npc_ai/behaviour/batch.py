@@ -70,7 +70,7 @@ class SettingsArrays:
         "sight_radius", "lose_sight_radius", "cos_half_angle", "probe_skin", "probe_range",
         "cos_lose_half_angle", "perception_period_s", "lose_after_s", "detection_time_s",
         "suspicion_decay_s", "suspicious_level", "investigate_level", "range_factor", "peripheral_factor",
-        "still_factor", "crouch_factor", "look_s",
+        "still_factor", "crouch_factor", "look_s", "occluded_hearing_factor",
     )  # fmt: skip
     DERIVED = (
         "turn_step",
@@ -135,6 +135,7 @@ class SettingsArrays:
     still_factor: np.ndarray
     crouch_factor: np.ndarray
     look_s: np.ndarray
+    occluded_hearing_factor: np.ndarray
     half_angle: np.ndarray
     central_angle: np.ndarray
     turn_step: np.ndarray
@@ -425,8 +426,8 @@ class BehaviourBatch:
             last = self.memory_position[i] if self.has_memory[i] else self.positions()[i]
             self.record(i, "lost", last_known=xyz(last))
 
-    def hear(self, i: int, noise: Noise) -> None:
-        """Row i heard `noise` (ignored while it sees the player)."""
+    def hear(self, i: int, noise: Noise, *, occluded: bool = False) -> None:
+        """Row i heard `noise`, through a wall when `occluded` (ignored while it sees the player)."""
         if self.sees[i]:
             return
         self.record(
@@ -436,6 +437,7 @@ class BehaviourBatch:
             loudness=round(noise.loudness, 4),
             source=noise.source,
             distance=round(self.distance(i, noise.position), 3),
+            occluded=occluded,
         )
         self.heard[i] = noise
         self.hearing[i] = True

@@ -81,6 +81,9 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "still_factor": (0.0, 1.0, True, "factor"),
     "crouch_factor": (0.0, 1.0, True, "factor"),
     "look_s": (0.0, 60.0, True, "s"),
+    "occluded_hearing_factor": (0.0, 1.0, True, "factor"),
+    "shot_loudness": (0.0, 100.0, True, "loudness"),
+    "impact_loudness": (0.0, 100.0, True, "loudness"),
 }
 
 
@@ -127,6 +130,10 @@ class BehaviourSettings:
         crowd_radius: how close to its goal a stuck pursuer counts as arrived [m, >= 0].
         memory_expiry_s: a last known position older than this is forgotten [s, > 0].
         hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].
+        occluded_hearing_factor: a noise with a wall between it and the NPC is heard within this share of
+            its open range (`npc_ai.behaviour.hearing`) [0..1].
+        shot_loudness: the loudness of this NPC's shots, heard at its feet [>= 0; 0 = silent].
+        impact_loudness: the loudness of where its shot strikes [>= 0; 0 = silent].
         alert_radius: allies within this distance learn the last known position on a sighting
             [m, >= 0; 0 = no alerts].
         alert_cooldown_s: an NPC alerts its allies at most once per this many seconds, so a player
@@ -205,6 +212,9 @@ class BehaviourSettings:
     still_factor: float = 0.6
     crouch_factor: float = 0.5
     look_s: float = 2.0
+    occluded_hearing_factor: float = 0.5
+    shot_loudness: float = 3.0
+    impact_loudness: float = 1.0
     patrol: bool = True
 
     def __post_init__(self) -> None:

@@ -65,8 +65,9 @@ class PlayerSettings:
         hide_retry_s: after a search that found no cover, the next waits this long [s, > 0] (each search
             casts one ray per watcher and candidate: with a crowd watching, searching every tick cost more
             than the rest of the tick).
-        footstep_loudness: loudness of footstep noises while faster than `footstep_speed` [>= 0; 0 = silent].
-        footstep_speed: footsteps are heard above this speed [m/s, >= 0].
+        footstep_loudness: loudness of the footsteps of a player running at `run_speed`; slower steps are
+            quieter in proportion to the speed (`footstep_loudness_at`) [>= 0; 0 = silent].
+        footstep_speed: footsteps are made above this speed [m/s, >= 0].
         footstep_interval_s: one footstep noise every this many seconds [s, > 0].
     """
 
@@ -82,6 +83,13 @@ class PlayerSettings:
     footstep_loudness: float = 0.3
     footstep_speed: float = 2.5
     footstep_interval_s: float = 0.5
+
+    def footstep_loudness_at(self, speed: float) -> float:
+        """The loudness of one footstep at `speed` [m/s]: `footstep_loudness * speed / run_speed` (louder
+        when running), 0 at or below `footstep_speed`."""
+        if speed <= self.footstep_speed:
+            return 0.0
+        return self.footstep_loudness * speed / self.run_speed
 
     def __post_init__(self) -> None:
         if self.mode not in PLAYER_MODES:
@@ -219,11 +227,11 @@ class Player:
         self.locomotor.stop()
 
     # -- the tick ----------------------------------------------------------------------------------------
-    def decide(self, time: float, watchers: np.ndarray) -> np.ndarray | None:
+    def decide(self, time: float, watchers: np.ndarray) -> tuple[np.ndarray, float] | None:
         """Choose where to go: the `controller` when there is one, else the settings' mode; `watchers`
         (k, 3) are the eyes of the NPCs that see the player now.
 
-        Returns a footstep noise position when one is made this tick (else None).
+        Returns a footstep noise when one is made this tick: its position [m] and loudness (else None).
         """
         mode = self.settings.mode
         if self.controller is not None:
@@ -235,9 +243,11 @@ class Player:
         elif mode == "keyboard":
             self._keyboard()
         s = self.settings
-        if s.footstep_loudness > 0 and self.locomotor.speed > s.footstep_speed and time >= self._next_step:
-            self._next_step = time + s.footstep_interval_s
-            return self.position
+        if s.footstep_loudness > 0 and time >= self._next_step:
+            loudness = s.footstep_loudness_at(self.locomotor.speed)
+            if loudness > 0:
+                self._next_step = time + s.footstep_interval_s
+                return self.position, loudness
         return None
 
     def _follow_route(self) -> None:

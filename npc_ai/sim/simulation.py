@@ -30,7 +30,8 @@ from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
 from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, states
 from npc_ai.behaviour.batch import xyz as _xyz
-from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception, heard
+from npc_ai.behaviour.hearing import listen
+from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception
 from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
 from npc_ai.behaviour.timers import SightTimers
 from npc_ai.body.batch import LocomotionBatch
@@ -45,6 +46,7 @@ from npc_ai.sim.spawning import spread_spawns, stream, unique_names
 from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
 
+IMPACT_BACK = 0.3  # [m] an impact's noise is made this far back along the shot from where it struck
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
 
 
@@ -319,6 +321,12 @@ class Simulation:
         body = int(hits.body[0])
         hit = self.player is not None and body == self.player.body
         kind = groups.NAMES.get(self.world.groups.get(body, 0), "none") if body >= 0 else "none"
+        feet = npc.position
+        if s.shot_loudness > 0:  # the shot is heard at the shooter's feet, the impact where it struck
+            self.emit_noise(feet, s.shot_loudness, npc.name)
+        if s.impact_loudness > 0 and body >= 0:  # a little back toward the shooter, off the surface
+            back = hits.point[0] - direction * IMPACT_BACK
+            self.emit_noise([back[0], back[1], feet[2]], s.impact_loudness, npc.name)
         out: dict[str, Any] = {"hit": hit, "struck": kind}
         if self.player is not None:
             out["target"] = _xyz(self.player.position)
@@ -428,18 +436,10 @@ class Simulation:
                     due, seen[:, 0], points[0], player.position, target_speed=player.locomotor.speed,
                     crouching=player.crouching,
                 )  # fmt: skip
-        # hearing: every noise of the last tick against every NPC, in numpy
+        # hearing: every noise of the last tick against every NPC, walls in between in one ray batch
         if self._noises:
             noises, self._noises = self._noises, []
-            mask = heard(
-                b.positions(),  # feet: noises are made on the floor
-                np.array([z.position for z in noises]),
-                np.array([z.loudness for z in noises]),
-                b.cfg.hearing_range,
-            )
-            for i, j in np.argwhere(mask).tolist():
-                if noises[j].source != b.names[i]:
-                    b.hear(i, noises[j])
+            listen(world, b, noises)
         # obstacle probes for wandering NPCs whose detection timer fires (not for controlled ones: the
         # probes serve the Wander state, which a controller replaces)
         want = b.wants_probe(t)
@@ -488,7 +488,7 @@ class Simulation:
             eyes[:, 2] += b.cfg.eye_height[rows]
             step = self.player.decide(self.time, eyes)
             if step is not None:
-                self.emit_noise(step, self.player.settings.footstep_loudness, "player")
+                self.emit_noise(step[0], step[1], "player")
 
     def _flush(self) -> None:
         t = self.world.time
