@@ -444,13 +444,16 @@ class BehaviourBatch:
         if not self.has_memory[i] or self.memory_time[i] <= noise.time:
             self.remember(i, noise.position, noise.time, HEARING)
 
-    def alert(self, i: int, position: np.ndarray, by: str) -> None:
-        """An ally shared the player's last known position with row i."""
+    def alert(self, i: int, position: np.ndarray, by: str, seen_at: float | None = None) -> None:
+        """An ally (`by`) shared the player's last known position with row i, as seen at `seen_at` [s]
+        (None: now); the memory keeps that time, so its age is the news' age."""
         if self.sees[i]:
             return
-        self.remember(i, np.asarray(position, dtype=np.float64), self.env.time, ALERT)
+        t = self.env.time
+        when = t if seen_at is None else min(float(seen_at), t)
+        self.remember(i, np.asarray(position, dtype=np.float64), when, ALERT)
         self.alerted[i] = True
-        self.record(i, "alerted", by=by, target=xyz(position))
+        self.record(i, "alerted", by=by, target=xyz(position), age=round(t - when, 4))
 
     def probes(self, rows: np.ndarray, forward: np.ndarray, left: np.ndarray, right: np.ndarray,
                nudge: np.ndarray, time: float) -> None:  # fmt: skip

@@ -68,3 +68,32 @@ def listen(world: World, b: BehaviourBatch, noises: Sequence[Noise]) -> int:
         if noises[j].source != b.names[i]:
             b.hear(i, noises[j], occluded=bool(blocked[i, j]))
     return len(pairs)
+
+
+def shout_reach(world: World, b: BehaviourBatch, i: int) -> np.ndarray:
+    """The allies (row indices, in order) that row i's alert reaches: all of them by radio; otherwise those
+    within its `alert_radius` that see it (a clear line between the eyes) or hear its shout (`audible` at
+    `shout_loudness`, through walls at `occluded_hearing_factor`), with one ray batch for the candidates."""
+    others = np.flatnonzero(np.arange(b.n) != i)
+    if b.settings[i].radio or others.size == 0:
+        return others
+    feet = b.positions()
+    gap = feet[others, :2] - feet[i, :2]
+    near = others[np.hypot(gap[:, 0], gap[:, 1]) <= b.cfg.alert_radius[i]]
+    if near.size == 0:
+        return near
+    lift = np.array([0.0, 0.0, EAR_HEIGHT])
+    eyes = feet[near] + lift
+    blocked = world.ray_test(
+        np.repeat((feet[i] + lift)[None], near.size, axis=0), eyes, mask=groups.STATIC
+    ).hit
+    loud = np.array([b.settings[i].shout_loudness])
+    heard_shout = audible(
+        feet[near],
+        feet[i][None],
+        loud,
+        b.cfg.hearing_range[near],
+        blocked[:, None],
+        b.cfg.occluded_hearing_factor[near],
+    )[:, 0]
+    return near[~blocked | heard_shout]

@@ -84,7 +84,9 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "occluded_hearing_factor": (0.0, 1.0, True, "factor"),
     "shot_loudness": (0.0, 100.0, True, "loudness"),
     "impact_loudness": (0.0, 100.0, True, "loudness"),
+    "shout_loudness": (0.0, 100.0, True, "loudness"),
 }
+_FLAGS = ("patrol", "radio")  # the settings that are true or false
 
 
 @dataclass(frozen=True)
@@ -134,8 +136,11 @@ class BehaviourSettings:
             its open range (`npc_ai.behaviour.hearing`) [0..1].
         shot_loudness: the loudness of this NPC's shots, heard at its feet [>= 0; 0 = silent].
         impact_loudness: the loudness of where its shot strikes [>= 0; 0 = silent].
-        alert_radius: allies within this distance learn the last known position on a sighting
-            [m, >= 0; 0 = no alerts].
+        alert_radius: a sighting is shouted to allies within this distance that see the shouter or hear
+            the shout [m, >= 0; 0 = no shouts].
+        shout_loudness: the shout's loudness: heard within `hearing_range * shout_loudness` of an ally in
+            the open, `occluded_hearing_factor` of that through a wall [>= 0].
+        radio: alerts go by radio instead: every ally learns of a sighting, at any distance.
         alert_cooldown_s: an NPC alerts its allies at most once per this many seconds, so a player
             who ducks in and out of view does not flood the radio [s, >= 0].
         lose_sight_margin_deg: while an NPC sees the player its cone is this much wider, so a player at
@@ -162,6 +167,8 @@ class BehaviourSettings:
         crouch_factor: a crouching target fills it at this share of the rate of one standing up [0..1].
         look_s: a suspicious NPC stands and looks this long after its last glimpse [s, >= 0].
         patrol: follow the spawn's patrol route (when it has one) instead of wandering.
+
+    Alerts carry the last known position and when it was seen (the ally's memory has its age).
     """
 
     walk_speed: float = 0.98
@@ -215,6 +222,8 @@ class BehaviourSettings:
     occluded_hearing_factor: float = 0.5
     shot_loudness: float = 3.0
     impact_loudness: float = 1.0
+    shout_loudness: float = 1.0
+    radio: bool = False
     patrol: bool = True
 
     def __post_init__(self) -> None:
@@ -229,8 +238,9 @@ class BehaviourSettings:
                 high = "" if hi is None else f"<= {hi:g}"
                 bounds = " and ".join(b for b in (low, high) if b)
                 raise BehaviourSettingsError(name, f"must be {bounds} [{unit}], got {value!r}")
-        if not isinstance(self.patrol, bool):
-            raise BehaviourSettingsError("patrol", f"must be true or false, got {self.patrol!r}")
+        for flag in _FLAGS:
+            if not isinstance(getattr(self, flag), bool):
+                raise BehaviourSettingsError(flag, f"must be true or false, got {getattr(self, flag)!r}")
         pairs = (
             ("lose_sight_radius", "sight_radius", ">="),
             ("speed_change_max_s", "speed_change_min_s", ">="),
@@ -278,12 +288,12 @@ class BehaviourSettings:
                 raise BehaviourSettingsError(
                     where, f"unknown behaviour setting; known: {', '.join(sorted(known))}", source
                 )
-            if key == "patrol":
+            if key in _FLAGS:
                 if not isinstance(value, bool):
                     raise BehaviourSettingsError(where, f"must be true or false, got {value!r}", source)
             elif isinstance(value, bool) or not isinstance(value, int | float):
                 raise BehaviourSettingsError(where, f"must be a number, got {value!r}", source)
-            values[key] = float(value) if key != "patrol" else value
+            values[key] = value if key in _FLAGS else float(value)
         try:
             return cls(**values)
         except BehaviourSettingsError as exc:

@@ -30,7 +30,7 @@ from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
 from npc_ai.behaviour import BehaviourBatch, BehaviourSettings, Noise, Npc, states
 from npc_ai.behaviour.batch import xyz as _xyz
-from npc_ai.behaviour.hearing import listen
+from npc_ai.behaviour.hearing import listen, shout_reach
 from npc_ai.behaviour.perception import EYE_CLEARANCE, Perception
 from npc_ai.behaviour.probes import navmesh_edge_gaps, probe_obstacles_many
 from npc_ai.behaviour.timers import SightTimers
@@ -337,15 +337,12 @@ class Simulation:
         return out
 
     def broadcast_alert(self, npc: Npc, position: np.ndarray) -> None:
-        """Share `npc`'s sighting with allies within its alert radius."""
-        r = npc.settings.alert_radius
-        if r <= 0:
+        """Share `npc`'s sighting (the player's feet `position` [m], seen now) with the allies its shout
+        or its radio reaches (`npc_ai.behaviour.hearing.shout_reach`)."""
+        if npc.settings.alert_radius <= 0 and not npc.settings.radio:
             return
-        p = self.behaviour.positions()
-        d = np.hypot(p[:, 0] - p[npc.index, 0], p[:, 1] - p[npc.index, 1])
-        for i in np.flatnonzero(d <= r).tolist():
-            if i != npc.index:
-                self.behaviour.alert(i, position, npc.name)
+        for i in shout_reach(self.world, self.behaviour, npc.index).tolist():
+            self.behaviour.alert(i, position, npc.name, self.time)
 
     def emit_noise(self, position: object, loudness: float = 1.0, source: str = "") -> None:
         """A noise (a footstep, a thrown stone) heard by NPCs in the next perceive phase."""
