@@ -52,6 +52,9 @@ LABELS = {
     "sight": "line of sight at a sighting",
     "shot-hit": "shot that hit the player",
     "shot-miss": "shot that missed",
+    "suspicion-suspicious": "suspicion: suspicious (looks; dotted: toward the glimpse)",
+    "suspicion-investigate": "suspicion: investigates the glimpse",
+    "suspicion-hostile": "suspicion: hostile (detected)",
     **{f"trail-{state}": f"NPC trail: {state}" for state in STATE_COLORS},
     "trail-other": "NPC trail: other state",
     "npc-start": "NPC start",
@@ -69,6 +72,8 @@ _LEVEL: dict[str, dict[str, Any]] = {
 }
 _NAVMESH: dict[str, Any] = {"facecolor": "#95d5b2", "edgecolor": "#52b788"}
 _CONE_COLOR = "#f77f00"
+# the suspicion levels a gradual-detection NPC reached (`suspicion` events), marked where it stood
+SUSPICION_COLORS = {"suspicious": "#ffd60a", "investigate": "#fb8500", "hostile": "#d00000"}
 _PLAYER_COLOR = "#1d3557"
 
 
@@ -258,6 +263,15 @@ def draw_replay(sim: Simulation, ax: Any = None, *, title: str | None = None) ->
                 (line,) = ax.plot([p[0], q[0]], [p[1], q[1]], ":", color=_CONE_COLOR, lw=1.0, zorder=4)
                 mark(line, "sight", ls=":", color=_CONE_COLOR)
             cones[npc.name] = cones.get(npc.name, 0) + 1
+        elif e.event == "suspicion" and d.get("level") in SUSPICION_COLORS:
+            kind, color = f"suspicion-{d['level']}", SUSPICION_COLORS[d["level"]]
+            ring = {"marker": "o", "ms": 9, "mfc": "none", "mec": color, "mew": 1.8, "ls": ""}
+            (dot,) = ax.plot(p[0], p[1], zorder=6, **ring)
+            mark(dot, kind, **ring)
+            if "target" in d:
+                q = d["target"]
+                (line,) = ax.plot([p[0], q[0]], [p[1], q[1]], ":", color=color, lw=1.0, zorder=4)
+                mark(line, kind, **ring)
         elif e.event == "shoot" and "point" in d:
             q = d["point"]
             kind = "shot-hit" if d.get("hit") else "shot-miss"

@@ -141,3 +141,21 @@ def test_replay_writes_a_png(tmp_path: Path) -> None:
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(data) > 20_000
+
+
+def test_the_replay_marks_the_suspicion_levels_an_npc_reached() -> None:
+    from tests.npc_ai.sim_helpers import bake, range_scene, simulation
+
+    scene = range_scene(detection_time_s=0.5)
+    with simulation(scene, bake(scene), player=(5.0, 0.0), trail_every=6) as sim:
+        sim.run(2.0)
+        reached = [e.data["level"] for e in sim.events if e.event == "suspicion"]
+        assert reached == ["suspicious", "investigate", "hostile"]
+        ax = draw_replay(sim)
+    kinds = {a.get_gid() for a in drawn(ax)}
+    assert {f"suspicion-{level}" for level in reached} <= kinds
+    labels = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert {LABELS[f"suspicion-{level}"] for level in reached} <= labels
+    rings = [a for a in ax.lines if a.get_gid() == "suspicion-suspicious" and a.get_marker() == "o"]
+    assert len(rings) == 1 and np.allclose(rings[0].get_xydata()[0], [0.0, 0.0], atol=0.05)  # where it stood
+    plt.close(ax.figure)
