@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from navigation.angles import wrap_angle
-from npc_ai.behaviour import suspicion
+from npc_ai.behaviour import search, suspicion
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
 from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER, BehaviourError
@@ -217,6 +217,13 @@ class BehaviourBatch:
         self.look_until = np.full(n, -np.inf)  # a suspicious NPC stands and looks until [s]
         self.look_point = np.zeros((n, 3))  # toward where it glimpsed the player [m]
         self.curious = np.zeros(n, dtype=bool)  # the meter asks for an investigation not yet begun
+        # Search's route of points to look around at (`npc_ai.behaviour.search`; count 0: the seed's
+        # look-around at the last known position)
+        self.search_route = np.zeros((n, search.MAX_POINTS, 3))  # [m]
+        self.search_count = np.zeros(n, dtype=np.int64)
+        self.search_index = np.zeros(n, dtype=np.int64)  # the point it walks to or looks around at
+        self.search_looking = np.zeros(n, dtype=bool)  # looking around at that point
+        self.search_board = search.SearchBoard()
         self.heard: list[Noise | None] = [None] * n  # a noise not yet investigated
         self.hearing = np.zeros(n, dtype=bool)  # heard[i] is not None
         self.alerted = np.zeros(n, dtype=bool)  # an ally's alert not yet acted on
@@ -274,7 +281,7 @@ class BehaviourBatch:
             self.aim_stopped, self.shot_until, self.pursuit_started, self.pursuit_goal, self.replans,
             self.stuck_anchor, self.stuck_since,
             self.search_until, self.search_looks, self.search_look, self.look_until, self.look_point,
-            self.curious,
+            self.curious, self.search_route, self.search_count, self.search_index, self.search_looking,
         )  # fmt: skip
 
     # -- settings -------------------------------------------------------------------------------------

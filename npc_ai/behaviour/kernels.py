@@ -78,6 +78,7 @@ TIMEOUT = 3  # ... ran out of time
 GAVE_UP = 4  # Search is over
 CROWDED = 5  # Chase / Investigate stuck within crowd_radius of its goal: arrived as near as it can
 BLOCKED = 6  # ... stuck farther away, again after a re-plan: gives up
+SEARCHED = 7  # Search: looked around at one point of its search route (the route goes on)
 # [m] the feet must move this far (horizontally) to count as moving (`_stuck`): more than a jostled body sways
 STUCK_PROGRESS = 0.3
 
@@ -228,6 +229,10 @@ def decide_rows(
     look_until: np.ndarray,
     look_point: np.ndarray,
     curious: np.ndarray,
+    search_route: np.ndarray,
+    search_count: np.ndarray,
+    search_index: np.ndarray,
+    search_looking: np.ndarray,
     # out
     next_state: np.ndarray,
     note: np.ndarray,
@@ -275,10 +280,18 @@ def decide_rows(
                     elif _stuck(i, time, positions, stuck_anchor, stuck_since, stuck_timeout_s):
                         s = NEXT_WAYPOINT  # blocked on the way: the next waypoint
                         _unstick(i, time, positions, stuck_anchor, stuck_since)
+            elif search_count[i] > 0 and time < search_until[i] - _EPS_T and not search_looking[i]:
+                s = _walk_search(
+                    i, time, positions, yaw[i], has_path, next_position, remaining, radius, walk_speed,
+                    stuck_timeout_s, goal, goal_speed, search_route, search_count, search_index,
+                    search_looking, search_looks, search_look, stuck_anchor, stuck_since, plan_goal,
+                    plan_speed, next_state, note, home,
+                )  # fmt: skip
             else:
                 _search(
                     i, time, yaw[i], search_step, speed_gain, home, speed_param, search_until,
                     search_looks, search_look, next_state, note, free, free_speed, free_heading, goal_speed,
+                    search_count, search_index, search_looking,
                 )  # fmt: skip
         elif code == AIM:
             _aim(
@@ -423,9 +436,10 @@ def _aim(
 def _search(
     i: int, time: float, yaw: float, search_step: A, speed_gain: A, home: A, speed_param: A, search_until: A,
     search_looks: A, search_look: A, next_state: A, note: A, free: A, free_speed: A, free_heading: A,
-    goal_speed: A,
+    goal_speed: A, search_count: A, search_index: A, search_looking: A,
 ) -> None:  # fmt: skip
-    """Look around at the last known position (left, right, behind) for a while, then give up."""
+    """Look around (left, right, behind) for a while, then give up: at the last known position (the seed's
+    search), or at the current point of a search route, where the last look moves on to the next point."""
     if time >= search_until[i] - _EPS_T:
         note[i] = GAVE_UP
         next_state[i] = home[i]
@@ -433,7 +447,47 @@ def _search(
     k = search_look[i]
     want = search_looks[i, k]
     if abs(wrap(want - yaw)) < TURN_DONE:
+        if search_looking[i] and k + 1 == _LOOKS:  # this point is searched: on to the next
+            search_looking[i] = False
+            search_index[i] += 1
+            note[i] = SEARCHED
+            if search_index[i] >= search_count[i]:
+                note[i] = GAVE_UP  # the whole route is searched
+                next_state[i] = home[i]
+                return
         search_look[i] = (k + 1) % _LOOKS
     sp = _smooth(speed_param[i], 0.0, speed_gain[i])
     speed_param[i] = sp
     _walk(i, sp, turn(yaw, want, search_step[i]), free, free_speed, free_heading, goal_speed)
+
+
+@njit(cache=True)
+def _walk_search(
+    i: int, time: float, positions: A, yaw: float, has_path: A, next_position: A, remaining: A, radius: A,
+    walk_speed: A, stuck_timeout_s: A, goal: A, goal_speed: A, route: A, count: A, index: A, looking: A,
+    looks: A, look: A, anchor: A, since: A, plan_goal: A, plan_speed: A, next_state: A, note: A, home: A,
+) -> int:  # fmt: skip
+    """A search route's walk: to its current point at walking speed; on arrival look around there (the
+    looks relative to the facing on arrival, as at the last known position). A point with no path, or one
+    the row is stuck on the way to, is skipped. Returns PLAN when the walk needs a path (else 0)."""
+    while index[i] < count[i]:
+        g = route[i, index[i]]
+        speed = walk_speed[i]
+        if _needs_plan(i, g[0], g[1], g[2], speed, goal, goal_speed, positions):
+            plan_goal[i, 0], plan_goal[i, 1], plan_goal[i, 2] = g[0], g[1], g[2]
+            plan_speed[i] = speed
+            _unstick(i, time, positions, anchor, since)
+            return PLAN
+        left = _path_left(i, positions, has_path, next_position, remaining)
+        if left < radius[i]:  # arrived: look around here
+            looking[i] = True
+            for k in range(_LOOKS):
+                looks[i, k] = wrap(yaw + SEARCH_LOOKS[k])
+            look[i] = 0
+            return 0
+        if has_path[i] and not _stuck(i, time, positions, anchor, since, stuck_timeout_s):
+            return 0  # on the way
+        index[i] += 1  # no way there (no path, or stuck): the next point
+    note[i] = GAVE_UP
+    next_state[i] = home[i]
+    return 0

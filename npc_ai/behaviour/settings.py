@@ -85,6 +85,8 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "shot_loudness": (0.0, 100.0, True, "loudness"),
     "impact_loudness": (0.0, 100.0, True, "loudness"),
     "shout_loudness": (0.0, 100.0, True, "loudness"),
+    "search_points": (0.0, 16.0, True, "points"),
+    "search_radius": (0.0, 100.0, False, "m"),
 }
 _FLAGS = ("patrol", "radio")  # the settings that are true or false
 
@@ -122,7 +124,13 @@ class BehaviourSettings:
         shot_duration_s: how long the Shoot state holds before returning to Aim [s, > 0].
         shoot_range: length of the hit-scan ray [m, > 0].
         shot_spread_deg: a shot's direction is perturbed by up to this (uniform, seeded) [deg, >= 0].
-        search_duration_s: how long to look around at the last known position [s, >= 0].
+        search_duration_s: how long to look around at the last known position, or the time budget of a
+            search route [s, >= 0].
+        search_points: a search walks a route of up to this many navmesh points chosen to see the most
+            of the area within `search_radius` of the last known position (`npc_ai.behaviour.search`;
+            searchers near one position share the points) [integer 0..16; 0 = look around where the
+            player was last known, as the seed].
+        search_radius: the area a search route covers [m, > 0].
         search_turn_rate_deg: turn rate while looking around [deg/s, > 0].
         chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
         stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose feet have not moved 0.3 m for
@@ -223,6 +231,8 @@ class BehaviourSettings:
     shot_loudness: float = 3.0
     impact_loudness: float = 1.0
     shout_loudness: float = 1.0
+    search_points: float = 0.0
+    search_radius: float = 15.0
     radio: bool = False
     patrol: bool = True
 
@@ -253,6 +263,10 @@ class BehaviourSettings:
                 raise BehaviourSettingsError(
                     big, f"must be {rel} {small} ({getattr(self, small)!r}), got {getattr(self, big)!r}"
                 )
+        if self.search_points != int(self.search_points):
+            raise BehaviourSettingsError(
+                "search_points", f"must be a whole number, got {self.search_points!r}"
+            )
         if self.investigate_level >= 1.0:
             raise BehaviourSettingsError(
                 "investigate_level", f"must be < 1 (a full meter is hostile), got {self.investigate_level!r}"

@@ -26,6 +26,7 @@ from npc_ai.behaviour import kernels
 from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, xyz
 from npc_ai.behaviour.table import (
     NONE,
+    SEARCH,
     STATE_NAMES,
     check_transitions,
 )
@@ -102,7 +103,10 @@ def _transitions(b: BehaviourBatch, fired: np.ndarray, noted: np.ndarray, t: flo
     check_transitions(b.state[fired], work.next_state[fired])
     for i in np.union1d(fired, noted).tolist():
         note = int(work.note[i])
-        if note == kernels.GAVE_UP:
+        if note == kernels.SEARCHED:
+            k = int(b.search_index[i]) - 1
+            b.record(i, "searched", point=xyz(b.search_route[i, k]), left=int(b.search_count[i]) - k - 1)
+        elif note == kernels.GAVE_UP:
             age = b.memory_age(i, t)
             b.record(i, "gave-up", memory_age=None if age is None else round(age, 3))
         elif note != 0:
@@ -124,6 +128,8 @@ def start(b: BehaviourBatch) -> None:
 def enter(b: BehaviourBatch, i: int, code: int, *, first: bool = False) -> None:
     """Row i leaves its state for `code` (already checked against the table) and records the event."""
     old = STATE_NAMES[int(b.state[i])]
+    if b.state[i] == SEARCH and not first:
+        b.search_board.leave(b, i)
     b.state[i] = code
     b.stuck_anchor[i] = b.locomotion.views[i].position[:2]  # stuck counts from here
     b.stuck_since[i] = b.env.time
@@ -206,7 +212,16 @@ def _enter_search(b: BehaviourBatch, i: int) -> dict[str, Any]:
     base = float(b.locomotion.yaw[i])
     b.search_looks[i] = [wrap_angle(base + a) for a in kernels.SEARCH_LOOKS]
     b.search_look[i] = 0
-    return {"duration": b.settings[i].search_duration_s}
+    b.search_count[i] = 0
+    b.search_looking[i] = False
+    out: dict[str, Any] = {"duration": b.settings[i].search_duration_s}
+    if b.settings[i].search_points > 0:  # a route of points around the last known position
+        centre = b.memory_position[i] if b.has_memory[i] else b.positions()[i]
+        plan = b.search_board.start(b, i, np.array(centre, dtype=np.float64))
+        out.update(
+            points=int(b.search_count[i]), expected_coverage=round(plan.expected, 3), shared=len(plan.routes)
+        )
+    return out
 
 
 ENTER: tuple[Callable[[BehaviourBatch, int], dict[str, Any]], ...] = (

@@ -265,7 +265,7 @@ def draw_replay(sim: Simulation, ax: Any = None, *, title: str | None = None) ->
             cones[npc.name] = cones.get(npc.name, 0) + 1
         elif e.event == "suspicion" and d.get("level") in SUSPICION_COLORS:
             kind, color = f"suspicion-{d['level']}", SUSPICION_COLORS[d["level"]]
-            ring = {"marker": "o", "ms": 9, "mfc": "none", "mec": color, "mew": 1.8, "ls": ""}
+            ring: dict[str, Any] = {"marker": "o", "ms": 9, "mfc": "none", "mec": color, "mew": 1.8, "ls": ""}
             (dot,) = ax.plot(p[0], p[1], zorder=6, **ring)
             mark(dot, kind, **ring)
             if "target" in d:
