@@ -23,7 +23,7 @@ from navigation.angles import wrap_angle
 from npc_ai.behaviour import search, suspicion
 from npc_ai.behaviour.probes import ObstacleProbe
 from npc_ai.behaviour.settings import BehaviourSettings
-from npc_ai.behaviour.table import PATROL, STATE_NAMES, WANDER, BehaviourError
+from npc_ai.behaviour.table import COVER, PATROL, STATE_NAMES, WANDER, BehaviourError
 from npc_ai.body.batch import LocomotionBatch
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class SettingsArrays:
         "sight_radius", "lose_sight_radius", "cos_half_angle", "probe_skin", "probe_range",
         "cos_lose_half_angle", "perception_period_s", "lose_after_s", "detection_time_s",
         "suspicion_decay_s", "suspicious_level", "investigate_level", "range_factor", "peripheral_factor",
-        "still_factor", "crouch_factor", "look_s", "occluded_hearing_factor",
+        "still_factor", "crouch_factor", "look_s", "occluded_hearing_factor", "cover_s", "under_fire_radius",
     )  # fmt: skip
     DERIVED = (
         "turn_step",
@@ -136,6 +136,8 @@ class SettingsArrays:
     crouch_factor: np.ndarray
     look_s: np.ndarray
     occluded_hearing_factor: np.ndarray
+    cover_s: np.ndarray
+    under_fire_radius: np.ndarray
     half_angle: np.ndarray
     central_angle: np.ndarray
     turn_step: np.ndarray
@@ -224,6 +226,13 @@ class BehaviourBatch:
         self.search_index = np.zeros(n, dtype=np.int64)  # the point it walks to or looks around at
         self.search_looking = np.zeros(n, dtype=bool)  # looking around at that point
         self.search_board = search.SearchBoard()
+        # Cover (`npc_ai.behaviour.cover`)
+        self.take_cover = np.zeros(n, dtype=bool)  # under fire: Cover is due
+        self.threat = np.zeros((n, 3))  # the eye of whoever fired at it last [m]
+        self.has_cover = np.zeros(n, dtype=bool)  # Cover found a point that hides it
+        self.cover_point = np.zeros((n, 3))  # [m]
+        self.cover_held = np.zeros(n, dtype=bool)  # it reached the point
+        self.cover_until = np.zeros(n)  # it holds the point until [s]
         self.heard: list[Noise | None] = [None] * n  # a noise not yet investigated
         self.hearing = np.zeros(n, dtype=bool)  # heard[i] is not None
         self.alerted = np.zeros(n, dtype=bool)  # an ally's alert not yet acted on
@@ -282,6 +291,8 @@ class BehaviourBatch:
             self.stuck_anchor, self.stuck_since,
             self.search_until, self.search_looks, self.search_look, self.look_until, self.look_point,
             self.curious, self.search_route, self.search_count, self.search_index, self.search_looking,
+            self.take_cover, self.threat, self.has_cover, self.cover_point, self.cover_held, self.cover_until,
+            c.cover_s,
         )  # fmt: skip
 
     # -- settings -------------------------------------------------------------------------------------
@@ -450,6 +461,13 @@ class BehaviourBatch:
         self.hearing[i] = True
         if not self.has_memory[i] or self.memory_time[i] <= noise.time:
             self.remember(i, noise.position, noise.time, HEARING)
+
+    def under_fire(self, i: int, shooter_eye: np.ndarray, by: str) -> None:
+        """Row i was shot at by `by` from `shooter_eye` [m]: an archetype with cover takes it (Cover)."""
+        self.threat[i] = shooter_eye
+        self.record(i, "under-fire", by=by, shooter=xyz(shooter_eye))
+        if self.settings[i].cover and self.state[i] != COVER:
+            self.take_cover[i] = True
 
     def alert(self, i: int, position: np.ndarray, by: str, seen_at: float | None = None) -> None:
         """An ally (`by`) shared the player's last known position with row i, as seen at `seen_at` [s]

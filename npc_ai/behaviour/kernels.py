@@ -40,6 +40,7 @@ from navigation.kernel_cache import forget_stale_kernels
 from npc_ai.behaviour.table import (
     AIM,
     CHASE,
+    COVER,
     INVESTIGATE,
     NONE,
     PATROL,
@@ -233,6 +234,13 @@ def decide_rows(
     search_count: np.ndarray,
     search_index: np.ndarray,
     search_looking: np.ndarray,
+    take_cover: np.ndarray,
+    threat: np.ndarray,
+    has_cover: np.ndarray,
+    cover_point: np.ndarray,
+    cover_held: np.ndarray,
+    cover_until: np.ndarray,
+    cover_s: np.ndarray,
     # out
     next_state: np.ndarray,
     note: np.ndarray,
@@ -252,7 +260,16 @@ def decide_rows(
             has_memory[i] = False
         code = state[i]
         s = 0
-        if code in (WANDER, PATROL, SEARCH):
+        if take_cover[i] and code != COVER:  # under fire: take cover first
+            next_state[i] = COVER
+        elif code == COVER:
+            s = _cover(
+                i, time, positions, yaw[i], has_path, next_position, remaining, radius, run_speed, aim_step,
+                speed_gain, home, sees, has_memory, goal, goal_speed, speed_param, threat, has_cover,
+                cover_point, cover_held, cover_until, cover_s, plan_goal, plan_speed, next_state, free,
+                free_speed, free_heading,
+            )  # fmt: skip
+        elif code in (WANDER, PATROL, SEARCH):
             react = _react(sees[i], alerted[i], hearing[i] or curious[i])
             if react != NONE:
                 next_state[i] = react
@@ -490,4 +507,34 @@ def _walk_search(
         index[i] += 1  # no way there (no path, or stuck): the next point
     note[i] = GAVE_UP
     next_state[i] = home[i]
+    return 0
+
+
+@njit(cache=True)
+def _cover(
+    i: int, time: float, positions: A, yaw: float, has_path: A, next_position: A, remaining: A, radius: A,
+    run_speed: A, aim_step: A, speed_gain: A, home: A, sees: A, has_memory: A, goal: A, goal_speed: A,
+    speed_param: A, threat: A, has_cover: A, cover_point: A, cover_held: A, cover_until: A, cover_s: A,
+    plan_goal: A, plan_speed: A, next_state: A, free: A, free_speed: A, free_heading: A,
+) -> int:  # fmt: skip
+    """Cover: run to the cover point, hold it facing the shooter until `cover_until`, then fight on (Aim
+    when it sees the player, else Chase its memory, else home); without a point, fight on at once. Returns
+    PLAN when the run needs a path (else 0)."""
+    if has_cover[i] and not cover_held[i]:
+        g = cover_point[i]
+        if _needs_plan(i, g[0], g[1], g[2], run_speed[i], goal, goal_speed, positions):
+            plan_goal[i, 0], plan_goal[i, 1], plan_goal[i, 2] = g[0], g[1], g[2]
+            plan_speed[i] = run_speed[i]
+            return PLAN
+        if has_path[i] and _path_left(i, positions, has_path, next_position, remaining) >= radius[i]:
+            return 0  # on the way
+        cover_held[i] = True  # there (or no way on): hold here
+        cover_until[i] = time + cover_s[i]
+    if has_cover[i] and time < cover_until[i] - _EPS_T:
+        want = math.atan2(threat[i, 1] - positions[i, 1], threat[i, 0] - positions[i, 0])
+        sp = _smooth(speed_param[i], 0.0, speed_gain[i])
+        speed_param[i] = sp
+        _walk(i, sp, turn(yaw, want, aim_step[i]), free, free_speed, free_heading, goal_speed)
+        return 0
+    next_state[i] = AIM if sees[i] else (CHASE if has_memory[i] else home[i])
     return 0

@@ -87,8 +87,11 @@ _LIMITS: dict[str, tuple[float | None, float | None, bool, str]] = {
     "shout_loudness": (0.0, 100.0, True, "loudness"),
     "search_points": (0.0, 16.0, True, "points"),
     "search_radius": (0.0, 100.0, False, "m"),
+    "cover_s": (0.0, 600.0, True, "s"),
+    "cover_radius": (0.0, 100.0, False, "m"),
+    "under_fire_radius": (0.0, 20.0, True, "m"),
 }
-_FLAGS = ("patrol", "radio")  # the settings that are true or false
+_FLAGS = ("patrol", "radio", "cover")  # the settings that are true or false
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,11 @@ class BehaviourSettings:
             searchers near one position share the points) [integer 0..16; 0 = look around where the
             player was last known, as the seed].
         search_radius: the area a search route covers [m, > 0].
+        cover: under fire (a shot that hits it or passes within `under_fire_radius`), the NPC runs to the
+            nearest navmesh point within `cover_radius` that hides it from the shooter (`npc_ai.behaviour.
+            cover`) and holds it, facing the shooter, for `cover_s` before it fights on.
+        cover_s: how long it holds cover [s, >= 0]. cover_radius: how far it looks for cover [m, > 0].
+        under_fire_radius: a shot passing this close counts as fire at it [m, >= 0].
         search_turn_rate_deg: turn rate while looking around [deg/s, > 0].
         chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
         stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose feet have not moved 0.3 m for
@@ -233,6 +241,10 @@ class BehaviourSettings:
     shout_loudness: float = 1.0
     search_points: float = 0.0
     search_radius: float = 15.0
+    cover: bool = False
+    cover_s: float = 3.0
+    cover_radius: float = 10.0
+    under_fire_radius: float = 1.5
     radio: bool = False
     patrol: bool = True
 

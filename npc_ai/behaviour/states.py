@@ -24,6 +24,7 @@ import numpy as np
 from navigation.angles import wrap_angle
 from npc_ai.behaviour import kernels
 from npc_ai.behaviour.batch import SOURCES, BehaviourBatch, xyz
+from npc_ai.behaviour.cover import find_cover
 from npc_ai.behaviour.table import (
     NONE,
     SEARCH,
@@ -206,6 +207,22 @@ def _enter_investigate(b: BehaviourBatch, i: int) -> dict[str, Any]:
     return _enter_pursuit(b, i, float(b.cfg.walk_speed[i]))
 
 
+def _enter_cover(b: BehaviourBatch, i: int) -> dict[str, Any]:
+    b.take_cover[i] = False
+    b.goal_speed[i] = np.nan
+    b.clear_heard(i)
+    b.curious[i] = False
+    b.alerted[i] = False
+    point = find_cover(b, i, b.threat[i])
+    b.has_cover[i] = point is not None
+    b.cover_held[i] = False
+    if point is None:
+        return {"point": None, "shooter": xyz(b.threat[i])}
+    b.cover_point[i] = point
+    b.plan(i, point, float(b.cfg.run_speed[i]))
+    return {"point": xyz(point), "shooter": xyz(b.threat[i])}
+
+
 def _enter_search(b: BehaviourBatch, i: int) -> dict[str, Any]:
     b.goal_speed[i] = np.nan
     b.search_until[i] = b.env.time + b.cfg.search_duration_s[i]
@@ -226,4 +243,5 @@ def _enter_search(b: BehaviourBatch, i: int) -> dict[str, Any]:
 
 ENTER: tuple[Callable[[BehaviourBatch, int], dict[str, Any]], ...] = (
     _enter_wander, _enter_patrol, _enter_aim, _enter_shoot, _enter_chase, _enter_search, _enter_investigate,
+    _enter_cover,
 )  # fmt: skip  # by state code

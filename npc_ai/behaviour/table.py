@@ -3,6 +3,7 @@
     wander / patrol --spotted--> aim --lost--> chase --arrived--> search --gave up--> wander / patrol
                                   ^  \\--aimed, reaction time, cooldown--> shoot --> aim
     a noise heard --> investigate --arrived--> search;  an ally's alert --> chase
+    under fire (an archetype with cover) --> cover --held cover_s--> aim / chase / home
 
 Every NPC's state is one small integer in an array (`npc_ai.behaviour.batch.BehaviourBatch.state`), so a
 tick can select the NPCs of one state with a mask. `ALLOWED[a, b]` says whether state `a` may hand over
@@ -16,20 +17,21 @@ import numpy as np
 
 from npc_ai.errors import NpcAiError
 
-STATE_NAMES = ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate")
+STATE_NAMES = ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate", "cover")
 STATE_CODES: dict[str, int] = {name: code for code, name in enumerate(STATE_NAMES)}  # for arrays and traces
-WANDER, PATROL, AIM, SHOOT, CHASE, SEARCH, INVESTIGATE = range(len(STATE_NAMES))
+WANDER, PATROL, AIM, SHOOT, CHASE, SEARCH, INVESTIGATE, COVER = range(len(STATE_NAMES))
 NONE = -1  # "no transition" in a next-state array
 
 # state -> the states it may hand over to
 TRANSITIONS: dict[str, frozenset[str]] = {
-    "wander": frozenset({"aim", "chase", "investigate"}),
-    "patrol": frozenset({"aim", "chase", "investigate"}),
-    "aim": frozenset({"chase", "shoot"}),
-    "shoot": frozenset({"aim", "chase"}),
-    "chase": frozenset({"aim", "search"}),
-    "search": frozenset({"aim", "chase", "investigate", "wander", "patrol"}),
-    "investigate": frozenset({"aim", "search", "chase"}),
+    "wander": frozenset({"aim", "chase", "investigate", "cover"}),
+    "patrol": frozenset({"aim", "chase", "investigate", "cover"}),
+    "aim": frozenset({"chase", "shoot", "cover"}),
+    "shoot": frozenset({"aim", "chase", "cover"}),
+    "chase": frozenset({"aim", "search", "cover"}),
+    "search": frozenset({"aim", "chase", "investigate", "wander", "patrol", "cover"}),
+    "investigate": frozenset({"aim", "search", "chase", "cover"}),
+    "cover": frozenset({"aim", "chase", "wander", "patrol"}),
 }
 
 

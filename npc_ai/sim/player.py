@@ -10,17 +10,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from navigation.agent import AgentSettings
 from navigation.query import NavMeshQuery
+from npc_ai.behaviour.batch import xyz
+from npc_ai.behaviour.cover import under_fire
 from npc_ai.behaviour.perception import eye_rays
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
 from scenes import World, groups
+
+if TYPE_CHECKING:
+    from npc_ai.behaviour import BehaviourBatch, Npc
 
 PLAYER_MODES = ("route", "wander", "still", "keyboard")
 
@@ -69,6 +74,8 @@ class PlayerSettings:
             quieter in proportion to the speed (`footstep_loudness_at`) [>= 0; 0 = silent].
         footstep_speed: footsteps are made above this speed [m/s, >= 0].
         footstep_interval_s: one footstep noise every this many seconds [s, > 0].
+        shot_loudness: the loudness of the player's shots (`Player.shoot`), heard at its feet [>= 0].
+        shot_range: the length of its hit-scan ray [m, > 0].
     """
 
     mode: str = "wander"
@@ -83,6 +90,8 @@ class PlayerSettings:
     footstep_loudness: float = 0.3
     footstep_speed: float = 2.5
     footstep_interval_s: float = 0.5
+    shot_loudness: float = 3.0
+    shot_range: float = 40.0
 
     def footstep_loudness_at(self, speed: float) -> float:
         """The loudness of one footstep at `speed` [m/s]: `footstep_loudness * speed / run_speed` (louder
@@ -96,14 +105,14 @@ class PlayerSettings:
             raise PlayerSettingsError(
                 f"player mode must be one of {', '.join(PLAYER_MODES)}, got {self.mode!r}"
             )
-        positive = ("speed", "run_speed", "aim_height", "hide_radius", "hide_s", "hide_retry_s")
+        positive = ("speed", "run_speed", "aim_height", "hide_radius", "hide_s", "hide_retry_s", "shot_range")
         for name in (*positive, "footstep_interval_s"):
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise PlayerSettingsError(f"{name} must be a positive number, got {v!r}")
         if self.run_speed < self.speed:
             raise PlayerSettingsError(f"run_speed must be >= speed ({self.speed}), got {self.run_speed!r}")
-        for name in ("footstep_loudness", "footstep_speed"):
+        for name in ("footstep_loudness", "footstep_speed", "shot_loudness"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 raise PlayerSettingsError(f"{name} must be a number >= 0, got {v!r}")
@@ -165,6 +174,7 @@ class Player:
         # the stance NPCs see: a crouching player fills their suspicion meters slower (the archetype's
         # `crouch_factor`); a controller or a script sets it
         self.crouching = False
+        self.shots: list[np.ndarray] = []  # targets of shots asked for this tick (`shoot`)
         if self.settings.mode == "route" and not self.route:
             self.settings = PlayerSettings(**{**self.settings.__dict__, "mode": "wander"})
 
@@ -220,6 +230,30 @@ class Player:
             )
         self._goal = None
         self.locomotor.move_freely(float(speed), None if heading is None else float(heading))
+
+    def shoot(self, target: object) -> None:
+        """Fire a hit-scan shot at `target` [m] (3 numbers) in this tick's decide phase: NPCs it hits or
+        passes within their `under_fire_radius` are under fire (those with `cover` take it), and it is
+        heard (`shot_loudness`).
+
+        Raises:
+            PlayerSettingsError: a target that is not 3 finite numbers.
+        """
+        t = np.asarray(target, dtype=np.float64) if not isinstance(target, str) else np.zeros(0)
+        if t.shape != (3,) or not np.isfinite(t).all():
+            raise PlayerSettingsError(f"shoot needs a target of 3 finite numbers [m], got {target!r}")
+        self.shots.append(t)
+
+    def fire(self, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """The hit-scan ray of one shot at `target`: (start, end [m], body hit or -1); it starts just
+        outside the player's capsule at its aim point and ends at what it hits or at `shot_range`."""
+        start = self.aim_point
+        direction = target - start
+        direction = direction / max(float(np.linalg.norm(direction)), 1e-9)
+        start = start + direction * (self.locomotor.character.radius + 0.02)
+        end = start + direction * self.settings.shot_range
+        hits = self.world.ray_test(start[None], end[None])
+        return start, hits.point[0].copy(), int(hits.body[0])
 
     def stop(self) -> None:
         """Drop any path and come to a stop."""
@@ -325,3 +359,29 @@ class Player:
 
     def after_physics(self) -> None:
         self.locomotor.after_physics()
+
+
+class ShotWorld(Protocol):
+    """What `fire_shots` needs of the simulation: its events and its noises."""
+
+    def record(self, npc: Npc | None, event: str, data: dict[str, Any]) -> None: ...
+
+    def emit_noise(self, position: object, loudness: float = 1.0, source: str = "") -> None: ...
+
+
+def fire_shots(player: Player, b: BehaviourBatch, npc_of_body: dict[int, Npc], sim: ShotWorld) -> None:
+    """Fire the player's queued shots (`Player.shoot`), in order: each is heard at its feet, recorded as a
+    `player-shot` event, and puts under fire (`BehaviourBatch.under_fire`) the NPCs it hits or passes within
+    their `under_fire_radius` (`npc_ai.behaviour.cover.under_fire`, all NPCs at once)."""
+    shots, player.shots = player.shots, []
+    for target in shots:
+        start, end, body = player.fire(target)
+        sim.emit_noise(player.position, player.settings.shot_loudness, "player")
+        near = under_fire(b.positions(), start, end, b.cfg.under_fire_radius)
+        struck = npc_of_body.get(body)
+        if struck is not None:
+            near[struck.index] = True
+        data = {"target": xyz(target), "point": xyz(end), "struck_npc": "" if struck is None else struck.name}
+        sim.record(None, "player-shot", data)
+        for i in np.flatnonzero(near).tolist():
+            b.under_fire(i, start, "player")

@@ -41,7 +41,7 @@ from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.crowd import feed_crowd
-from npc_ai.sim.player import Player, PlayerController, PlayerSettings
+from npc_ai.sim.player import Player, PlayerController, PlayerSettings, fire_shots
 from npc_ai.sim.spawning import spread_spawns, stream, unique_names
 from npc_ai.sim.trace import Timings, Trace
 from scenes import EventLog, Scene, World, WorldSettings, groups
@@ -486,6 +486,8 @@ class Simulation:
             step = self.player.decide(self.time, eyes)
             if step is not None:
                 self.emit_noise(step[0], step[1], "player")
+            if self.player.shots:  # heard, and under fire whoever they pass close to
+                fire_shots(self.player, b, self._bodies, self)
 
     def _flush(self) -> None:
         t = self.world.time

@@ -41,6 +41,7 @@ STATE_COLOURS: dict[str, Colour] = {
     "chase": (0.9, 0.1, 0.75),
     "search": (0.95, 0.85, 0.0),
     "investigate": (0.55, 0.3, 1.0),
+    "cover": (0.45, 1.0, 0.55),
 }
 OTHER_COLOUR: Colour = (0.6, 0.6, 0.6)  # a state this table does not know
 PLAYER_COLOUR: Colour = (0.15, 0.35, 1.0)

@@ -32,6 +32,7 @@ STATE_COLORS = {
     "chase": "#9d0208",
     "search": "#7b2cbf",
     "investigate": "#4895ef",
+    "cover": "#6c757d",
 }
 _MAX_CONES = 2  # per NPC: its first sightings
 _CONE_RAYS = 64  # rays per view cone

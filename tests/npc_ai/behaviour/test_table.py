@@ -14,9 +14,11 @@ codes = st.integers(0, len(STATE_NAMES) - 1)
 
 
 def test_the_table_is_the_documented_machine() -> None:
-    assert STATE_NAMES == ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate")
-    assert TRANSITIONS["aim"] == {"chase", "shoot"}
-    assert TRANSITIONS["search"] == {"aim", "chase", "investigate", "wander", "patrol"}
+    assert STATE_NAMES == ("wander", "patrol", "aim", "shoot", "chase", "search", "investigate", "cover")
+    assert TRANSITIONS["aim"] == {"chase", "shoot", "cover"}
+    assert TRANSITIONS["search"] == {"aim", "chase", "investigate", "wander", "patrol", "cover"}
+    assert TRANSITIONS["cover"] == {"aim", "chase", "wander", "patrol"}
+    assert all("cover" in TRANSITIONS[s] for s in STATE_NAMES if s != "cover")  # fire interrupts anything
     for name, targets in TRANSITIONS.items():
         row = ALLOWED[STATE_CODES[name]]
         assert {STATE_NAMES[k] for k in np.flatnonzero(row)} == targets
