@@ -1,11 +1,11 @@
-"""BakeSettings validation: a table of bad values and the field each message names."""
+"""BakeSettings and CarveSettings validation: tables of bad values and the field each message names."""
 
 from __future__ import annotations
 
 import pytest
 
 from navigation.errors import NavSettingsError
-from navigation.settings import BakeSettings
+from navigation.settings import BakeSettings, CarveSettings
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,23 @@ def test_defaults_are_recast_like() -> None:
     assert s.max_verts_per_poly == 6 and s.as_dict()["cell_size"] == s.cell_size
     with pytest.raises(AttributeError):
         s.cell_size = 1.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("agent_radius", -0.1, "agent_radius must be a finite number >= 0"),
+        ("agent_height", 0.0, "agent_height must be a finite number > 0"),
+        ("arc_segments", 0, "arc_segments must be an integer >= 1"),
+        ("arc_segments", 2.0, "arc_segments"),
+        ("move_threshold", float("nan"), "move_threshold"),
+        ("turn_threshold_deg", 181.0, "turn_threshold_deg must be <= 180"),
+        ("turn_threshold_deg", -1.0, "turn_threshold_deg"),
+        ("time_to_stationary", float("inf"), "time_to_stationary"),
+        ("carve_only_stationary", 1, "carve_only_stationary must be True or False"),
+        ("max_verts_per_poly", 2, "max_verts_per_poly must be an integer >= 3"),
+    ],
+)
+def test_bad_carve_settings(field: str, value: object, message: str) -> None:
+    with pytest.raises(NavSettingsError, match=message):
+        CarveSettings(**{field: value})
