@@ -21,17 +21,26 @@ import shapely
 from shapely.geometry import Polygon
 
 from navigation.decompose import decompose_many
-from navigation.navmesh import NavMesh, build_navmesh
+from navigation.navmesh import NavMesh, build_navmesh_flat
 from navigation.obstacles import Footprint
 from navigation.settings import CarveSettings
 
 
 @dataclass(frozen=True)
 class Pieces:
-    """What is left of one base polygon: convex `polygons` (CCW vertex ids into `xy`, (k, 2) [m])."""
+    """What is left of one base polygon: convex polygons, `sizes` (np,) corners each and their `corners`
+    one polygon after another (CCW ids into the points `xy`, (k, 2) [m]), and per point where it is on
+    the base mesh: `base_id`, the base vertex it is (-1: a new point); for a new point, `edge`, the base
+    edge it lies on (lower vertex id x vertex count + higher id; -1: inside the polygon), `place`, how
+    far along that edge from its lower id end [0..1], and `z` [m]."""
 
     xy: np.ndarray
-    polygons: list[list[int]]
+    sizes: np.ndarray
+    corners: np.ndarray
+    base_id: np.ndarray
+    edge: np.ndarray
+    place: np.ndarray
+    z: np.ndarray
 
 
 class BaseIndex:
@@ -50,6 +59,7 @@ class BaseIndex:
         self.z_low = np.minimum.reduceat(z, base.poly_offsets[:-1]) if len(z) else np.zeros(0)
         self.z_high = np.maximum.reduceat(z, base.poly_offsets[:-1]) if len(z) else np.zeros(0)
         self.eps = 1e-9 * base.length_scale
+        self.sizes = np.diff(base.poly_offsets)
         # per polygon, the vertex id and (x, y) of each corner: how pieces find the corners they kept
         self.corner_of: list[dict[tuple[float, float], int]] = [
             dict(zip(xy, ids, strict=True)) for xy, ids in zip(loops.xy, loops.vertex_ids, strict=True)
@@ -85,92 +95,127 @@ def carve_polygons(index: BaseIndex, cutters: dict[int, list[Polygon]], max_vert
     parts, which = shapely.get_parts(rest, return_index=True)
     keep = shapely.area(parts) > 0 if len(parts) else np.zeros(0, dtype=bool)
     parts, which = parts[keep], which[keep]
-    out = {p: Pieces(np.zeros((0, 2)), []) for p in ps}
+    none = np.zeros(0, dtype=np.int64)
+    out = {p: Pieces(np.zeros((0, 2)), none, none, none, none, np.zeros(0), np.zeros(0)) for p in ps}
     if len(parts) == 0:
         return out
     done = decompose_many(parts, which.astype(np.int64), len(ps), max_verts)
     for p, (xy, polys) in zip(ps, done, strict=True):
-        out[p] = Pieces(np.asarray(xy, dtype=np.float64), polys)
+        if polys:
+            out[p] = _locate(index, p, np.asarray(xy, dtype=np.float64), polys)
     return out
+
+
+def _locate(index: BaseIndex, p: int, xy: np.ndarray, polys: list[list[int]]) -> Pieces:
+    """Pieces of base polygon p with each corner placed on the base mesh (see `Pieces`)."""
+    base = index.base
+    corner = index.corner_of[p]
+    base_id = np.array([corner.get((x, y), -1) for x, y in xy.tolist()], dtype=np.int64)
+    edge = np.full(len(xy), -1, dtype=np.int64)
+    place = np.zeros(len(xy))
+    z = np.zeros(len(xy))
+    new = np.flatnonzero(base_id < 0)
+    if new.size:
+        lo, hi = index.edge_ends[p]
+        a, b = base.vertices[lo, :2], base.vertices[hi, :2]
+        d = b - a
+        length = np.hypot(d[:, 0], d[:, 1])
+        rel = xy[new][:, None, :] - a[None, :, :]  # (new points, edges, 2)
+        t = (rel[..., 0] * d[:, 0] + rel[..., 1] * d[:, 1]) / (length * length)
+        off = np.abs(rel[..., 0] * d[:, 1] - rel[..., 1] * d[:, 0]) / length
+        on = (t >= 0) & (t <= 1) & (off <= index.eps)
+        hit = on.any(axis=1)
+        e = np.argmax(on, axis=1)
+        rows = np.arange(len(new))
+        a_id, b_id = lo[e], hi[e]
+        edge[new] = np.where(hit, a_id * len(base.vertices) + b_id, -1)
+        place[new] = np.where(hit, t[rows, e], 0.0)
+        za, zb = base.vertices[a_id, 2], base.vertices[b_id, 2]
+        plane = base.planes[p]
+        inside = plane[0] * xy[new, 0] + plane[1] * xy[new, 1] + plane[2]
+        z[new] = np.where(hit, za + place[new] * (zb - za), inside)
+    sizes = np.array([len(q) for q in polys], dtype=np.int64)
+    corners = np.array([i for q in polys for i in q], dtype=np.int64)
+    return Pieces(xy, sizes, corners, base_id, edge, place, z)
 
 
 def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.ndarray, np.ndarray]:
     """The mesh of the base polygons, each replaced by its pieces when it has some entry in `pieces`
     (an empty entry: nothing is left of it), in base polygon order, with the base's meta.
 
+    New points are numbered after the base vertices in the order they first appear; two on the same
+    base edge within `index.eps` of each other (the two sides of a portal a footprint cuts) are one.
+
     Returns:
         the mesh; per polygon of it, its base polygon (`origin`) and its rank among that one's pieces.
     """
     base = index.base
-    ids = base.loops.vertex_ids
-    polygons: list[list[int]] = []
-    origin: list[int] = []
-    rank: list[int] = []
-    welder = _Welder(index)
-    for p in range(base.polygon_count):
+    nv = len(base.vertices)
+    carved = sorted(pieces)
+    cut = [p for p in carved if pieces[p].sizes.size]
+    new_of = [np.flatnonzero(pieces[p].base_id < 0) for p in cut]
+    pairs = list(zip(cut, new_of, strict=True))
+    edge = np.concatenate([pieces[p].edge[k] for p, k in pairs] or [np.zeros(0, np.int64)])
+    place = np.concatenate([pieces[p].place[k] for p, k in pairs] or [np.zeros(0)])
+    xyz = np.concatenate(
+        [np.column_stack([pieces[p].xy[k], pieces[p].z[k]]) for p, k in pairs] or [np.zeros((0, 3))]
+    )
+    ids, first = _weld(base, edge, place, index.eps)
+    off = base.poly_offsets
+    sizes: list[np.ndarray] = []
+    corners: list[np.ndarray] = []
+    origin: list[np.ndarray] = []
+    rank: list[np.ndarray] = []
+    at, prev = 0, 0
+    for p in [*carved, base.polygon_count]:
+        if p > prev:  # the base polygons prev..p-1 are kept as they are
+            sizes.append(index.sizes[prev:p])
+            corners.append(base.poly_verts[off[prev] : off[p]])
+            origin.append(np.arange(prev, p))
+            rank.append(np.zeros(p - prev, dtype=np.int64))
+        prev = p + 1
         piece = pieces.get(p)
-        if piece is None:
-            polygons.append(ids[p])
-            origin.append(p)
-            rank.append(0)
+        if piece is None or not piece.sizes.size:
             continue
-        if not piece.polygons:
-            continue
-        local = welder.vertex_ids(p, piece.xy)
-        for k, poly in enumerate(piece.polygons):
-            polygons.append([local[i] for i in poly])
-            origin.append(p)
-            rank.append(k)
-    verts = np.vstack([base.vertices, np.array(welder.extra, dtype=np.float64).reshape(-1, 3)])
-    origin_a = np.array(origin, dtype=np.int64)
-    mesh = build_navmesh(verts, polygons, planes=base.planes[origin_a].reshape(-1, 3), meta=base.meta)
-    return mesh, origin_a, np.array(rank, dtype=np.int64)
+        mine = piece.base_id.copy()
+        k = np.flatnonzero(mine < 0)
+        mine[k] = nv + ids[at : at + len(k)]
+        at += len(k)
+        sizes.append(piece.sizes)
+        corners.append(mine[piece.corners])
+        origin.append(np.full(len(piece.sizes), p))
+        rank.append(np.arange(len(piece.sizes)))
+    origin_a = np.concatenate(origin).astype(np.int64)
+    mesh = build_navmesh_flat(
+        np.vstack([base.vertices, xyz[first]]), np.concatenate(sizes), np.concatenate(corners),
+        planes=base.planes[origin_a], meta=base.meta,
+    )  # fmt: skip
+    return mesh, origin_a, np.concatenate(rank).astype(np.int64)
 
 
-class _Welder:
-    """Mesh vertex ids of piece corners: a base vertex where a corner is one, else the point already cut
-    at the same place on the same base edge (by the polygon across it), else a new vertex (`extra`)."""
-
-    def __init__(self, index: BaseIndex) -> None:
-        self.index = index
-        self.extra: list[tuple[float, float, float]] = []
-        self.on_edge: dict[tuple[int, int], list[tuple[float, int]]] = {}  # edge -> (place along, id)
-
-    def vertex_ids(self, p: int, xy: np.ndarray) -> list[int]:
-        index, base = self.index, self.index.base
-        corner = index.corner_of[p]
-        out = [corner.get((x, y), -1) for x, y in xy.tolist()]
-        new = [i for i, v in enumerate(out) if v < 0]
-        if not new:
-            return out
-        lo, hi = index.edge_ends[p]
-        a, b = base.vertices[lo, :2], base.vertices[hi, :2]
-        d = b - a
-        length = np.hypot(d[:, 0], d[:, 1])
-        rel = xy[new][:, None, :] - a[None, :, :]  # (new, edges, 2)
-        t = (rel[..., 0] * d[:, 0] + rel[..., 1] * d[:, 1]) / (length * length)
-        off = np.abs(rel[..., 0] * d[:, 1] - rel[..., 1] * d[:, 0]) / length
-        on = (t >= 0) & (t <= 1) & (off <= index.eps)
-        n0 = len(base.vertices)
-        for row, i in enumerate(new):
-            x, y = float(xy[i, 0]), float(xy[i, 1])
-            hits = np.flatnonzero(on[row])
-            if hits.size == 0:
-                self.extra.append((x, y, base.height_at(p, x, y)))
-                out[i] = n0 + len(self.extra) - 1
-                continue
-            e = int(hits[0])
-            key = (int(lo[e]), int(hi[e]))
-            s, tol = float(t[row, e]), index.eps / float(length[e])
-            seen = self.on_edge.setdefault(key, [])
-            match = next((j for u, j in seen if abs(u - s) <= tol), -1)
-            if match < 0:
-                za, zb = float(base.vertices[key[0], 2]), float(base.vertices[key[1], 2])
-                self.extra.append((x, y, za + s * (zb - za)))
-                match = n0 + len(self.extra) - 1
-                seen.append((s, match))
-            out[i] = match
-        return out
+def _weld(base: NavMesh, edge: np.ndarray, place: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Number m new points: those on the same base edge (`edge` >= 0) whose `place` along it differ by at
+    most eps [m] share a number. Returns (m,) numbers, 0.. in order of first appearance, and for each
+    number the index of its first point."""
+    m = len(edge)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    nv = len(base.vertices)
+    order = np.lexsort((place, edge))
+    e, t = edge[order], place[order]
+    lo, hi = np.maximum(e, 0) // nv, np.maximum(e, 0) % nv
+    length = np.linalg.norm(base.vertices[hi, :2] - base.vertices[lo, :2], axis=1)
+    same = np.zeros(m, dtype=bool)
+    same[1:] = (e[1:] == e[:-1]) & (e[1:] >= 0) & ((t[1:] - t[:-1]) * length[1:] <= eps)
+    group = np.empty(m, dtype=np.int64)
+    group[order] = np.cumsum(~same) - 1
+    count = int(group.max()) + 1
+    first = np.full(count, m, dtype=np.int64)
+    np.minimum.at(first, group, np.arange(m))
+    number = np.empty(count, dtype=np.int64)
+    by_first = np.argsort(first, kind="stable")
+    number[by_first] = np.arange(count)
+    return number[group], first[by_first]
 
 
 def touching_map(

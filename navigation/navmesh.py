@@ -260,19 +260,43 @@ def build_navmesh(
         polygons: convex polygons as vertex id lists, counter-clockwise from above.
         planes: (np, 3) height planes; default: fitted through each polygon's vertices.
     """
+    v = _vertices(vertices)
+    n = len(polygons)
+    sizes = np.fromiter(map(len, polygons), dtype=np.int64, count=n)
+    corners = (
+        np.fromiter((i for p in polygons for i in p), dtype=np.int64, count=int(sizes.sum()))
+        if n
+        else np.zeros(0, np.int64)
+    )
+    return build_navmesh_flat(v, sizes, corners, planes, meta)
+
+
+def _vertices(vertices: np.ndarray) -> np.ndarray:
+    """(nv, 3) float positions [m] from (nv, 2) (z 0) or (nv, 3)."""
     v = np.asarray(vertices, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] not in (2, 3):
         raise NavMeshError(f"vertices must be (n, 2) or (n, 3), got {v.shape}")
     if v.shape[1] == 2:
         v = np.column_stack([v, np.zeros(len(v))])
-    n = len(polygons)
-    sizes = np.fromiter(map(len, polygons), dtype=np.int64, count=n)
+    return v
+
+
+def build_navmesh_flat(
+    vertices: np.ndarray,
+    sizes: np.ndarray,
+    corners: np.ndarray,
+    planes: np.ndarray | None = None,
+    meta: dict[str, Any] | None = None,
+) -> NavMesh:
+    """`build_navmesh` of polygons given as flat arrays: (np,) vertex counts and (sum of counts,) vertex
+    ids, one polygon after another (no Python list per polygon: for callers that re-assemble often)."""
+    v = _vertices(vertices)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    pv = np.asarray(corners, dtype=np.int64)
+    n = len(sizes)
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    pv = (
-        np.fromiter((i for p in polygons for i in p), dtype=np.int64, count=int(off[-1]))
-        if n
-        else np.zeros(0, np.int64)
-    )
+    if off[-1] != len(pv):
+        raise NavMeshError(f"the polygon sizes add up to {off[-1]} corners, but {len(pv)} are given")
     if (sizes < 3).any():
         raise NavMeshError("poly_offsets must start at 0, end at len(poly_verts), polygons >= 3 vertices")
     if pv.size and (pv.min() < 0 or pv.max() >= len(v)):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from npc_ai import __version__
 from npc_ai.bench.names import COUPLING_MODES
+from npc_ai.cli import carve_bench as carve_bench_cli
 from npc_ai.cli import crowd_bench as crowd_bench_cli
 from npc_ai.cli import nav_bench as nav_bench_cli
 from npc_ai.cli import sim as sim_cli
@@ -323,6 +324,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crowd_bench_cli.add_bench_crowd_arguments(bc)
     bc.set_defaults(func=crowd_bench_cli.cmd_bench_crowd)
+    bv = bench_sub.add_parser(
+        "carve", help="dynamic obstacles: local navmesh rebuilds timed and checked against the full rebuild"
+    )
+    carve_bench_cli.add_bench_carve_arguments(bv)
+    bv.set_defaults(func=carve_bench_cli.cmd_bench_carve)
 
     sw = sub.add_parser(
         "sweep", help="a task over a grid of parameters and seeds, on every core or on Ray (docs/sweeps.md)"
