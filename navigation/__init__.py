@@ -19,7 +19,10 @@ _EXPORTS: dict[str, str] = {
     "AvoidanceSettings": "navigation.avoidance",
     "BakeSettings": "navigation.settings",
     "CacheWarning": "navigation.errors",
+    "CarveSettings": "navigation.settings",
+    "CarveUpdate": "navigation.dynamic",
     "CrowdError": "navigation.errors",
+    "DynamicNavMesh": "navigation.dynamic",
     "GridMap": "navigation.movingai",
     "Heightfield": "navigation.heightfield",
     "MapFormatError": "navigation.errors",
@@ -50,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "bake_heightfield": "navigation.ray_bake",
     "bake_polygons": "navigation.grid_bake",
     "build_navmesh": "navigation.navmesh",
+    "carve_navmesh": "navigation.carve",
     "cached_bake": "navigation.cache",
     "content_hash": "navigation.cache",
     "corridor_portals": "navigation.funnel",
@@ -75,7 +79,10 @@ __all__ = [
     "AvoidanceSettings",
     "BakeSettings",
     "CacheWarning",
+    "CarveSettings",
+    "CarveUpdate",
     "CrowdError",
+    "DynamicNavMesh",
     "GridMap",
     "Heightfield",
     "MapFormatError",
@@ -107,6 +114,7 @@ __all__ = [
     "bake_polygons",
     "build_navmesh",
     "cached_bake",
+    "carve_navmesh",
     "content_hash",
     "corridor_portals",
     "drop_collinear",
@@ -143,6 +151,8 @@ if TYPE_CHECKING:  # static type checkers see the real names
     from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, avoid
     from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
     from navigation.cache import cached_bake, content_hash
+    from navigation.carve import carve_navmesh
+    from navigation.dynamic import CarveUpdate, DynamicNavMesh
     from navigation.errors import (
         CacheWarning,
         CrowdError,
@@ -174,4 +184,4 @@ if TYPE_CHECKING:  # static type checkers see the real names
         WallDistance,
     )
     from navigation.ray_bake import bake_from_rays, bake_heightfield
-    from navigation.settings import BakeSettings
+    from navigation.settings import BakeSettings, CarveSettings

@@ -3,6 +3,7 @@
 - `load_level`: a built-in scene, a `.toml` scene file or a MovingAI `.map` grid, as a `Scene`.
 - `scene_from_grid` / `scene_from_map_file`: MovingAI grids as scenes (walls on a floor).
 - `scene_navmesh`: bake (or load from the cache) the navmesh of a world's scene.
+- `BodyObstacles`: PyBullet bodies (crates physics pushes) tracked as obstacles of a dynamic navmesh.
 
 The names load on first use (PEP 562): `load_level` does not pay for the navmesh modules.
 """
@@ -15,6 +16,7 @@ from npc_ai._lazy import lazy_exports
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "BodyObstacles": "npc_ai.levels.obstacles",
     "SceneNavmesh": "npc_ai.levels.navmesh",
     "bake_settings": "npc_ai.levels.navmesh",
     "blocked_rectangles": "npc_ai.levels.grid_maps",
@@ -26,6 +28,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BodyObstacles",
     "SceneNavmesh",
     "bake_settings",
     "blocked_rectangles",
@@ -44,3 +47,4 @@ if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
     from npc_ai.levels.loading import load_level
     from npc_ai.levels.navmesh import SceneNavmesh, bake_settings, default_cache_dir, scene_navmesh
+    from npc_ai.levels.obstacles import BodyObstacles
