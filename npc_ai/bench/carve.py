@@ -15,6 +15,9 @@ when both give the same status and lengths within 1e-6 m. `query_ms` is the time
 Obstacles are carved at once when they move (`carve_only_stationary` False), so every change is one
 rebuild; they carve with the scene's agent radius and height. The first change is made and undone once
 before the timings (compiled kernels loaded), and is not counted.
+
+`raster_comparison` (`--raster K`) measures how far the carve is from a true re-bake of the world with
+the crates in it as static PyBullet boxes: a measured difference (voxels, erosion), not an equality.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,6 +37,8 @@ from navigation.obstacles import Box
 from navigation.query import NavMeshQuery, QueryStatus
 from navigation.settings import CarveSettings
 from npc_ai.errors import BenchmarkSettingsError
+from scenes import Box as SceneBox
+from scenes import Scene, World
 
 Progress = Callable[[str, int, int | None], None]
 EQUAL_LENGTH = 1e-6  # [m] two path lengths closer than this are equal
@@ -202,3 +207,86 @@ def format_report(report: dict[str, Any], scene: str) -> list[str]:
         "(target for an idle machine)"
     )
     return lines
+
+
+def raster_comparison(
+    scene: Scene,
+    base: NavMesh,
+    carve: CarveSettings,
+    worlds: int,
+    paths: int,
+    seed: int = 0,
+    progress: Progress = _no_progress,
+) -> dict[str, Any]:
+    """Carving against a true raster re-bake: `worlds` times, 1 to 4 crates (boxes of random size and yaw)
+    at random walkable points are carved into `base` and, separately, added to the scene as real static
+    PyBullet boxes whose world is baked from scratch (rays, voxels, erosion: `scene_navmesh` without the
+    cache); then `paths` random pairs are solved on both. The two meshes differ by the bake's voxels (cell
+    size) and its rounder erosion, so this is a measured difference, not an equality.
+
+    Returns:
+        {"worlds", "paths", "same_status", "both_complete", "length_ratio_median", "length_ratio_p95",
+        "length_ratio_max" (carved / raster - 1, absolute, over the pairs both complete),
+        "length_difference_m_median", "length_difference_m_max", "bake_s_median"}.
+    """
+    from npc_ai.levels.navmesh import scene_navmesh
+
+    rng = np.random.default_rng(seed)
+    q0 = NavMeshQuery(base)
+    same = complete = 0
+    ratios: list[float] = []
+    gaps: list[float] = []
+    bakes: list[float] = []
+    for w in range(worlds):
+        count = int(rng.integers(1, 5))
+        spots, _ = q0.random_points(rng, count, islands=base.main_island)
+        crates = []
+        dyn = DynamicNavMesh(base, carve)
+        for x, y, z in spots.tolist():
+            half = rng.uniform(0.3, 0.8, 2).tolist() + [0.5]
+            yaw = float(rng.uniform(0.0, 180.0))
+            dyn.add_box(tuple(half), (x, y, z + 0.5), yaw=math.radians(yaw))
+            crates.append(
+                SceneBox(center=(x, y, z + 0.5), half_extents=tuple(half), yaw_deg=yaw, name="crate")
+            )
+        dyn.update()
+        world_scene = replace(scene, boxes=(*scene.boxes, *crates), content_hash="")
+        t = time.perf_counter()
+        with World(world_scene, seed=seed) as world:
+            raster, _ = scene_navmesh(world, use_cache=False)
+        bakes.append(time.perf_counter() - t)
+        qa, qb = NavMeshQuery(dyn.mesh), NavMeshQuery(raster)
+        pts, _ = q0.random_points(rng, 2 * paths, islands=base.main_island)
+        for s, g in zip(pts[:paths, :2], pts[paths:, :2], strict=True):
+            a, b = qa.find_path(tuple(s), tuple(g)), qb.find_path(tuple(s), tuple(g))
+            same += a.status is b.status
+            if a.ok and b.ok and b.length > 0:
+                complete += 1
+                ratios.append(abs(a.length / b.length - 1.0))
+                gaps.append(abs(a.length - b.length))
+        progress("raster re-bakes", w + 1, worlds)
+    r, g = np.array(ratios or [math.nan]), np.array(gaps or [math.nan])
+    return {
+        "worlds": worlds,
+        "paths": worlds * paths,
+        "same_status": same,
+        "both_complete": complete,
+        "length_ratio_median": float(np.median(r)),
+        "length_ratio_p95": float(np.percentile(r, 95)),
+        "length_ratio_max": float(r.max()),
+        "length_difference_m_median": float(np.median(g)),
+        "length_difference_m_max": float(g.max()),
+        "bake_s_median": float(np.median(bakes)) if bakes else math.nan,
+    }
+
+
+def format_raster(r: dict[str, Any]) -> list[str]:
+    """The raster comparison as lines of text."""
+    return [
+        f"raster re-bake (crates as real PyBullet boxes, {r['worlds']} worlds, bake median "
+        f"{r['bake_s_median']:.2f} s): same status {r['same_status']} of {r['paths']} paths; over the "
+        f"{r['both_complete']} complete on both, |carved / raster - 1| median "
+        f"{r['length_ratio_median']:.4f}, "
+        f"p95 {r['length_ratio_p95']:.4f}, max {r['length_ratio_max']:.4f} (length difference median "
+        f"{r['length_difference_m_median']:.3f} m, max {r['length_difference_m_max']:.3f} m)"
+    ]

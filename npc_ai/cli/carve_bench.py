@@ -23,6 +23,12 @@ def add_bench_carve_arguments(p: argparse.ArgumentParser) -> None:
         "--paths", type=cli_types.positive_int, default=8, help="path pairs compared per update (default 8)"
     )
     p.add_argument(
+        "--raster",
+        type=cli_types.count,
+        default=0,
+        help="also re-bake K worlds with crates as real PyBullet boxes and compare paths (default 0: off)",
+    )
+    p.add_argument(
         "--json",
         help='write {"updates", "rebuild_ms_median", "rebuild_ms_p95", "paths_compared", '
         '"paths_equal_to_full_rebake", ...} (.json)',
@@ -37,7 +43,13 @@ def cmd_bench_carve(args: argparse.Namespace) -> int:
 
     scene = load_level(args.scene)  # a bad scene is refused before the navmesh modules load
     from navigation.settings import CarveSettings
-    from npc_ai.bench.carve import CarveBenchSettings, format_report, run_carve_benchmark
+    from npc_ai.bench.carve import (
+        CarveBenchSettings,
+        format_raster,
+        format_report,
+        raster_comparison,
+        run_carve_benchmark,
+    )
     from npc_ai.cli.progress import StderrProgress
     from npc_ai.levels.navmesh import bake_settings, scene_navmesh
     from scenes import World
@@ -50,8 +62,15 @@ def cmd_bench_carve(args: argparse.Namespace) -> int:
         with World(scene, seed=args.seed) as world:
             base, _ = scene_navmesh(world, progress=progress)
         report = run_carve_benchmark(base, carve, settings, progress=progress)
+        if args.raster:
+            report["raster"] = raster_comparison(
+                scene, base, carve, args.raster, args.paths, args.seed, progress=progress
+            )
     for line in format_report(report, scene.name):
         print(line)
+    if args.raster:
+        for line in format_raster(report["raster"]):
+            print(line)
     print(f"ran in {time.perf_counter() - t0:.1f} s")
     if target is not None:
         doc = report | {"scene": scene.name}

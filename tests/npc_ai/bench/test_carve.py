@@ -54,3 +54,21 @@ def test_bad_settings_are_refused(field: str, value: object) -> None:
         CarveBenchSettings(**{field: value})
     with pytest.raises(BenchmarkSettingsError, match="settings must be CarveBenchSettings"):
         run_carve_benchmark(bake_polygons(ROOM, SHELVES), CarveSettings(), {"updates": 3})  # type: ignore[arg-type]
+
+
+def test_the_raster_comparison_re_bakes_with_real_boxes() -> None:
+    from npc_ai.bench.carve import raster_comparison
+    from npc_ai.levels import load_level
+    from npc_ai.levels.navmesh import bake_settings, scene_navmesh
+    from scenes import World
+
+    scene = load_level("warehouse")
+    with World(scene, seed=0) as world:
+        base, _ = scene_navmesh(world)
+    bake = bake_settings(scene.navmesh)
+    carve = CarveSettings(agent_radius=bake.agent_radius, agent_height=bake.agent_height)
+    r = raster_comparison(scene, base, carve, worlds=1, paths=4, seed=2)
+    assert r["worlds"] == 1 and r["paths"] == 4 and 0 <= r["same_status"] <= 4
+    assert 0 <= r["both_complete"] <= 4 and r["bake_s_median"] > 0
+    if r["both_complete"]:  # the carve and the re-bake agree to a few cells on this level
+        assert 0.0 <= r["length_ratio_median"] <= r["length_ratio_max"]
