@@ -107,6 +107,30 @@ def snap_to_mesh(query: NavMeshQuery, p: object, what: str, snap_distance: float
     return found
 
 
+def polygon_remap(remap: object, before: int, after: int) -> np.ndarray:
+    """A checked map of the polygons of a mesh to those of its update (`CarveUpdate.remap`): (before,)
+    integers, each -1 (rebuilt) or an id in 0..after-1.
+
+    Raises:
+        NavMeshError: anything else.
+    """
+    try:
+        m = np.asarray(remap)
+    except Exception:  # an object numpy cannot take
+        m = np.zeros(0)
+    if m.shape != (before,) or m.dtype.kind not in "iu" or (m.size and (m.min() < -1 or m.max() >= after)):
+        raise NavMeshError(
+            f"remap must be {before} polygon ids (-1 or 0..{after - 1}) of the new mesh, one per polygon "
+            f"of the old one (CarveUpdate.remap), got {arguments.shown(remap)}"
+        )
+    return m.astype(np.int64)
+
+
+def renumbered(path: PathResult, corridor: np.ndarray) -> PathResult:
+    """`path` with its corridor replaced by `corridor` (the same polygons in a new mesh's ids)."""
+    return dataclasses.replace(path, corridor=tuple(corridor.tolist()))
+
+
 def move_on_surface(
     query: NavMeshQuery, start: np.ndarray, target: np.ndarray, snap_distance: float
 ) -> np.ndarray:
@@ -496,6 +520,37 @@ class NavAgent:
             s.stopping_distance,
             s.auto_braking,
         )
+
+    def use_query(self, query: NavMeshQuery, remap: object) -> bool:
+        """Carry the agent over to `query`, the query of an updated mesh (a `CarveUpdate.mesh`); `remap`
+        maps each polygon of the previous mesh to its new id, -1 where it was rebuilt (`CarveUpdate.
+        remap`). A path whose corridor crosses a rebuilt polygon is planned again now (the agent first
+        snapped out of a hole that covers it, within `snap_distance`); another keeps its points, its
+        corridor renumbered. Returns whether it re-planned.
+
+        Raises:
+            NavMeshError: not a NavMeshQuery, or a remap that does not fit the two meshes.
+        """
+        if not isinstance(query, NavMeshQuery):
+            raise NavMeshError(f"query must be a NavMeshQuery, got {arguments.shown(query)}")
+        m = polygon_remap(remap, self.query.mesh.polygon_count, query.mesh.polygon_count)
+        self.query = query
+        self._edges = edge_table(query.mesh)
+        self._planes = plane_table(query.mesh)
+        path = self._path
+        new = m[self._corridor]
+        if path is None or self._destination is None:
+            return False
+        if not (new < 0).any():
+            self._path_result = renumbered(path, new)
+            self._corridor = new
+            return False
+        if query.polygon_at(self._next) < 0:
+            found = nearest_on_mesh(query, self._next, "agent position", self.settings.snap_distance)
+            if found is not None:
+                self._next = found
+        self._replan(self._destination)
+        return True
 
     # -- internals -----------------------------------------------------------------------------------
     def _snap(self, p: object, what: str) -> np.ndarray:

@@ -23,6 +23,8 @@ from navigation.agent import (
     AgentSettings,
     coast,
     nearest_on_mesh,
+    polygon_remap,
+    renumbered,
     retarget,
     snap_to_mesh,
     surface_point,
@@ -359,6 +361,43 @@ class AgentBatch:
         off = kernels.segment_distance(p[0], p[1], pts[k - 1, 0], pts[k - 1, 1], pts[k, 0], pts[k, 1])
         if off > self.corridor_tolerance[i]:
             self._replan(i)
+
+    def use_query(self, query: NavMeshQuery, remap: object) -> np.ndarray:
+        """Carry every agent over to `query`, the query of an updated mesh (a `CarveUpdate.mesh`):
+        `remap` maps each polygon of the previous mesh to its new id, -1 where it was rebuilt
+        (`CarveUpdate.remap`). Paths whose corridor crosses a rebuilt polygon are planned again now (an
+        agent a new hole covers is first snapped out of it, within its `snap_distance`); the others keep
+        their points, corridors renumbered. Returns the rows that re-planned.
+
+        Raises:
+            NavMeshError: not a NavMeshQuery, or a remap that does not fit the two meshes.
+        """
+        if not isinstance(query, NavMeshQuery):
+            raise NavMeshError(f"query must be a NavMeshQuery, got {arguments.shown(query)}")
+        m = polygon_remap(remap, self.query.mesh.polygon_count, query.mesh.polygon_count)
+        self.query = query
+        self._edges = edge_table(query.mesh)
+        self._planes = plane_table(query.mesh)
+        used = self.corridors >= 0
+        mapped = np.where(used, m[np.maximum(self.corridors, 0)], -1)
+        broken = (used & (mapped < 0)).any(axis=1) & self.has_destination
+        self.corridors = mapped
+        known = self.poly_id >= 0
+        self.poly_id[known] = m[self.poly_id[known]]
+        self.poly_id[known & (self.poly_id < 0)] = UNKNOWN
+        for i in np.flatnonzero(self.has_destination & ~broken).tolist():
+            path = self._paths[i]
+            if path is not None:
+                self._paths[i] = renumbered(path, self.corridors[i, : self.corridor_len[i]])
+        rows = np.flatnonzero(broken)
+        for i in rows.tolist():
+            if query._polygon_at(self.next_position[i]) < 0:
+                snap = float(self.snap_distance[i])
+                found = nearest_on_mesh(query, self.next_position[i].copy(), "agent position", snap)
+                if found is not None:
+                    self.next_position[i], self.poly_id[i] = found, UNKNOWN
+            self._replan(i)
+        return rows
 
     # -- paths ---------------------------------------------------------------------------------------
     def _replan(self, i: int) -> PathResult:

@@ -29,7 +29,7 @@ import numpy as np
 from navigation import arguments
 from navigation.agent import AgentSettings, nearest_on_mesh
 from navigation.agent_batch import AgentBatch
-from navigation.avoidance import AvoidanceSettings
+from navigation.avoidance import AvoidanceSettings, Walls
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
 from npc_ai.animation import AnimatorSettings
 from npc_ai.animation.batch import AnimatorBatch
@@ -345,6 +345,19 @@ class LocomotionBatch:
         status = self.agents.set_destination(i, target)
         self._changed(i)
         return status
+
+    def use_query(self, query: NavMeshQuery, remap: object) -> np.ndarray:
+        """Every row onto `query`, the query of an updated navmesh (dynamic obstacles, a
+        `navigation.CarveUpdate`): rows whose corridor crosses a rebuilt polygon re-plan now, the others
+        keep their paths (`AgentBatch.use_query`); the crowd's walls follow the new mesh. Returns the
+        rows that re-planned."""
+        rows = self.agents.use_query(query, remap)
+        self.query = query
+        if self.crowd is not None:
+            self.crowd.walls = Walls.from_navmesh(query.mesh, constrain=False)
+        for i in rows.tolist():
+            self._changed(i)
+        return rows
 
     def move_freely(self, i: int, speed: float, heading: float | None) -> None:
         """Row i drops any path and walks at `speed` [m/s] toward `heading` [rad] (None keeps the facing)."""

@@ -86,6 +86,11 @@ class Locomotor:
         self._free = None
         return self.agent.set_destination(target)
 
+    def use_query(self, query: NavMeshQuery, remap: object) -> bool:
+        """Move the agent onto `query`, the query of an updated navmesh (`NavAgent.use_query`); returns
+        whether it re-planned."""
+        return self.agent.use_query(query, remap)
+
     def move_freely(self, speed: float, heading: float | None) -> None:
         """Drop any path; walk at `speed` [m/s] toward `heading` [rad] (None keeps the facing)."""
         self._free = (float(speed), heading)

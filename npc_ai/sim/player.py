@@ -178,6 +178,16 @@ class Player:
         if self.settings.mode == "route" and not self.route:
             self.settings = PlayerSettings(**{**self.settings.__dict__, "mode": "wander"})
 
+    def use_query(self, query: NavMeshQuery, remap: object) -> bool:
+        """Move the player onto `query`, the query of an updated navmesh (`NavAgent.use_query`): its path
+        re-planned if a rebuilt polygon is on it, its island looked up again; returns whether it
+        re-planned."""
+        replanned = self.locomotor.use_query(query, remap)
+        self.query = query
+        here = query.polygon_at(self.locomotor.agent.next_position)
+        self._island = int(query.mesh.islands[here]) if here >= 0 else query.mesh.main_island
+        return replanned
+
     # -- state -------------------------------------------------------------------------------------------
     @property
     def body(self) -> int:

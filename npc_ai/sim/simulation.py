@@ -25,6 +25,7 @@ import numpy as np
 
 from navigation.agent import AgentSettings
 from navigation.avoidance import AvoidanceSettings
+from navigation.dynamic import CarveUpdate
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
@@ -396,6 +397,31 @@ class Simulation:
         tm.ticks += 1
         if self.gui_overlay is not None:  # GUI only, outside the timings
             self.gui_overlay.update()
+
+    def use_navmesh(self, update: CarveUpdate) -> list[Npc]:
+        """Switch every NPC and the player to the navmesh a `navigation.DynamicNavMesh` update made
+        (crates pushed, barrels moved: call between ticks, after `update`). Whoever's path crosses a
+        rebuilt polygon re-plans at once (`AgentBatch.use_query`), the others keep theirs; each re-plan is
+        recorded as a `replanned` event. Returns the NPCs that re-planned.
+
+        Raises:
+            SimulationError: `update` is not a CarveUpdate. NavMeshError: it was made from another mesh
+                than the one in use (its `remap` does not fit).
+        """
+        if not isinstance(update, CarveUpdate):
+            raise SimulationError(f"update must be a navigation.CarveUpdate, got {type(update).__name__}")
+        if not update.any:
+            return []
+        query = NavMeshQuery(update.mesh)
+        rows = self.locomotion.use_query(query, update.remap)
+        if self.player is not None:
+            self.player.use_query(query, update.remap)
+        self.query = query
+        self._edge_gaps = navmesh_edge_gaps(query)
+        moved = [self.npcs[i] for i in rows.tolist()]
+        for npc in moved:
+            self.record(npc, "replanned", {"rebuilt_polygons": int(update.changed.size)})
+        return moved
 
     def run(self, seconds: float, *, realtime: bool = False) -> None:
         """Step for `seconds` of simulated time (paced to the wall clock when `realtime`)."""

@@ -231,3 +231,17 @@ def test_straight_path_is_what_the_search_finds_when_the_segment_is_walkable(sce
         assert quick.length == pytest.approx(full.length, abs=1e-9)
         assert quick.corridor[0] == full.corridor[0]
     assert answered > 50 and declined > 20
+
+
+def test_use_query_refuses_a_remap_of_another_mesh(query: NavMeshQuery) -> None:
+    agent = NavAgent(query, (1.0, 1.0))
+    agent.set_destination((15.0, 1.0))
+    n = query.mesh.polygon_count
+    for bad in (np.arange(n - 1), np.full(n, n + 5), np.zeros(n, dtype=float), "remap"):
+        with pytest.raises(NavMeshError, match="remap must be"):
+            agent.use_query(query, bad)
+    with pytest.raises(NavMeshError, match="query must be a NavMeshQuery"):
+        agent.use_query(query.mesh, np.arange(n))  # type: ignore[arg-type]
+    before = agent.path.points.copy()
+    assert agent.use_query(NavMeshQuery(query.mesh), np.arange(n)) is False  # the same mesh: kept
+    assert np.array_equal(agent.path.points, before) and agent.repaths == 1

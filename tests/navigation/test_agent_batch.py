@@ -354,3 +354,42 @@ def test_bad_constructor_arguments_are_refused(room: NavMeshQuery) -> None:
     for yaws in ([0.0], [0.0, math.nan], "ab", [[0.0, 1.0]]):
         with pytest.raises(NavMeshError, match="yaws"):
             AgentBatch(room, good, yaws=yaws)
+
+
+def test_use_query_replans_the_corridors_a_carve_cut_and_keeps_the_others() -> None:
+    from shapely.geometry import LineString, box
+
+    from navigation.dynamic import DynamicNavMesh
+    from navigation.grid_bake import bake_polygons
+    from navigation.settings import CarveSettings
+
+    base = bake_polygons([(0, 0), (24, 0), (24, 16), (0, 16)], [box(3, 4, 21, 5), box(3, 10, 21, 11)])
+    q0 = NavMeshQuery(base)
+    starts = [(1.0, 7.5), (1.0, 14.0), (12.0, 7.5)]  # middle aisle, top strip, where the crate will land
+    batch = AgentBatch(q0, starts)
+    solo = [NavAgent(q0, p) for p in starts]
+    goals = [(23.0, 7.5), (23.0, 14.0), (23.0, 7.0)]
+    for i, g in enumerate(goals):
+        batch.set_destination(i, g)
+        solo[i].set_destination(g)
+    kept_points = batch.path(1).points.copy()
+    dyn = DynamicNavMesh(base, CarveSettings(agent_radius=0.4))
+    dyn.add_box((0.5, 3.0, 0.5), (12.0, 7.5, 0.5))  # across the middle aisle, on agent 2
+    update = dyn.update()
+    q1 = NavMeshQuery(update.mesh)
+    with pytest.raises(NavMeshError, match="remap must be"):
+        batch.use_query(q1, update.remap[:-1])
+    assert batch.query is q0  # refused: nothing changed
+    rows = batch.use_query(q1, update.remap)
+    assert rows.tolist() == [0, 2] and batch.repaths.tolist() == [2, 1, 2]
+    assert [a.use_query(q1, update.remap) for a in solo] == [True, False, True]
+    hole = dyn.holes()[0].polygon
+    for i in range(3):
+        path = batch.path(i)
+        assert np.allclose(path.points, solo[i].path.points) and path.corridor == solo[i].path.corridor
+        assert all(0 <= c < update.mesh.polygon_count for c in path.corridor)
+        assert path.ok and not LineString(path.points[:, :2]).crosses(hole)
+    assert np.array_equal(batch.path(1).points, kept_points)
+    assert batch.path(1).corridor == update.renumber(q0.find_path(starts[1], goals[1]).corridor)
+    assert q1.polygon_at(batch.next_position[2]) >= 0  # snapped out of the hole
+    assert batch.path(0).length > q0.find_path(starts[0], goals[0]).length + 1.0  # around a shelf
