@@ -260,11 +260,13 @@ class DynamicNavMesh:
         return hole
 
     def holes(self) -> list[Footprint]:
-        """The footprints carved in `mesh` now, by obstacle id."""
+        """The holes of the obstacles present, by obstacle id: after `update`, exactly those cut in
+        `mesh` (a removal or a move since then shows here first)."""
         return [ob.hole for ob in self._obstacles.values() if ob.hole is not None]
 
     def rebuild_from_scratch(self) -> NavMesh:
-        """`carve_navmesh` of the base by every hole carved now: the full rebuild `mesh` always equals."""
+        """`carve_navmesh` of the base by `holes()`: the full rebuild that `mesh` equals after every
+        `update`."""
         return carve_navmesh(self.base, self.holes(), self.settings, self.index)
 
 
