@@ -29,18 +29,21 @@ from navigation.settings import CarveSettings
 @dataclass(frozen=True)
 class Pieces:
     """What is left of one base polygon: convex polygons, `sizes` (np,) corners each and their `corners`
-    one polygon after another (CCW ids into the points `xy`, (k, 2) [m]), and per point where it is on
-    the base mesh: `base_id`, the base vertex it is (-1: a new point); for a new point, `edge`, the base
-    edge it lies on (lower vertex id x vertex count + higher id; -1: inside the polygon), `place`, how
-    far along that edge from its lower id end [0..1], and `z` [m]."""
+    one polygon after another (CCW ids into its k points), and per point where it is on the base mesh:
+    `base_id`, the base vertex it is (-1: a new point). For the new points, in point order: `new_edge`,
+    the base edge each lies on (lower vertex id x vertex count + higher id; -1: inside the polygon),
+    `new_place`, how far along that edge from its lower id end [0..1], and `new_xyz` (m, 3) [m]."""
 
-    xy: np.ndarray
     sizes: np.ndarray
     corners: np.ndarray
     base_id: np.ndarray
-    edge: np.ndarray
-    place: np.ndarray
-    z: np.ndarray
+    new_edge: np.ndarray
+    new_place: np.ndarray
+    new_xyz: np.ndarray
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+_EMPTY = Pieces(_NONE, _NONE, _NONE, _NONE, np.zeros(0), np.zeros((0, 3)))
 
 
 class BaseIndex:
@@ -95,8 +98,7 @@ def carve_polygons(index: BaseIndex, cutters: dict[int, list[Polygon]], max_vert
     parts, which = shapely.get_parts(rest, return_index=True)
     keep = shapely.area(parts) > 0 if len(parts) else np.zeros(0, dtype=bool)
     parts, which = parts[keep], which[keep]
-    none = np.zeros(0, dtype=np.int64)
-    out = {p: Pieces(np.zeros((0, 2)), none, none, none, none, np.zeros(0), np.zeros(0)) for p in ps}
+    out = {p: _EMPTY for p in ps}
     if len(parts) == 0:
         return out
     done = decompose_many(parts, which.astype(np.int64), len(ps), max_verts)
@@ -111,10 +113,10 @@ def _locate(index: BaseIndex, p: int, xy: np.ndarray, polys: list[list[int]]) ->
     base = index.base
     corner = index.corner_of[p]
     base_id = np.array([corner.get((x, y), -1) for x, y in xy.tolist()], dtype=np.int64)
-    edge = np.full(len(xy), -1, dtype=np.int64)
-    place = np.zeros(len(xy))
-    z = np.zeros(len(xy))
     new = np.flatnonzero(base_id < 0)
+    edge = np.full(len(new), -1, dtype=np.int64)
+    place = np.zeros(len(new))
+    xyz = np.zeros((len(new), 3))
     if new.size:
         lo, hi = index.edge_ends[p]
         a, b = base.vertices[lo, :2], base.vertices[hi, :2]
@@ -126,17 +128,16 @@ def _locate(index: BaseIndex, p: int, xy: np.ndarray, polys: list[list[int]]) ->
         on = (t >= 0) & (t <= 1) & (off <= index.eps)
         hit = on.any(axis=1)
         e = np.argmax(on, axis=1)
-        rows = np.arange(len(new))
         a_id, b_id = lo[e], hi[e]
-        edge[new] = np.where(hit, a_id * len(base.vertices) + b_id, -1)
-        place[new] = np.where(hit, t[rows, e], 0.0)
+        edge = np.where(hit, a_id * len(base.vertices) + b_id, -1)
+        place = np.where(hit, t[np.arange(len(new)), e], 0.0)
         za, zb = base.vertices[a_id, 2], base.vertices[b_id, 2]
         plane = base.planes[p]
         inside = plane[0] * xy[new, 0] + plane[1] * xy[new, 1] + plane[2]
-        z[new] = np.where(hit, za + place[new] * (zb - za), inside)
+        xyz = np.column_stack([xy[new], np.where(hit, za + place * (zb - za), inside)])
     sizes = np.array([len(q) for q in polys], dtype=np.int64)
     corners = np.array([i for q in polys for i in q], dtype=np.int64)
-    return Pieces(xy, sizes, corners, base_id, edge, place, z)
+    return Pieces(sizes, corners, base_id, edge, place, xyz)
 
 
 def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.ndarray, np.ndarray]:
@@ -150,47 +151,45 @@ def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.n
         the mesh; per polygon of it, its base polygon (`origin`) and its rank among that one's pieces.
     """
     base = index.base
-    nv = len(base.vertices)
-    carved = sorted(pieces)
-    cut = [p for p in carved if pieces[p].sizes.size]
-    new_of = [np.flatnonzero(pieces[p].base_id < 0) for p in cut]
-    pairs = list(zip(cut, new_of, strict=True))
-    edge = np.concatenate([pieces[p].edge[k] for p, k in pairs] or [np.zeros(0, np.int64)])
-    place = np.concatenate([pieces[p].place[k] for p, k in pairs] or [np.zeros(0)])
-    xyz = np.concatenate(
-        [np.column_stack([pieces[p].xy[k], pieces[p].z[k]]) for p, k in pairs] or [np.zeros((0, 3))]
+    nv, n = len(base.vertices), base.polygon_count
+    cut = [pieces[p] for p in sorted(pieces) if pieces[p].sizes.size]
+    cut_ids = np.array([p for p in sorted(pieces) if pieces[p].sizes.size], dtype=np.int64)
+    ids, first = _weld(
+        base,
+        np.concatenate([c.new_edge for c in cut] or [_NONE]),
+        np.concatenate([c.new_place for c in cut] or [np.zeros(0)]),
+        index.eps,
     )
-    ids, first = _weld(base, edge, place, index.eps)
-    off = base.poly_offsets
-    sizes: list[np.ndarray] = []
-    corners: list[np.ndarray] = []
-    origin: list[np.ndarray] = []
-    rank: list[np.ndarray] = []
-    at, prev = 0, 0
-    for p in [*carved, base.polygon_count]:
-        if p > prev:  # the base polygons prev..p-1 are kept as they are
-            sizes.append(index.sizes[prev:p])
-            corners.append(base.poly_verts[off[prev] : off[p]])
-            origin.append(np.arange(prev, p))
-            rank.append(np.zeros(p - prev, dtype=np.int64))
-        prev = p + 1
-        piece = pieces.get(p)
-        if piece is None or not piece.sizes.size:
-            continue
-        mine = piece.base_id.copy()
-        k = np.flatnonzero(mine < 0)
-        mine[k] = nv + ids[at : at + len(k)]
-        at += len(k)
-        sizes.append(piece.sizes)
-        corners.append(mine[piece.corners])
-        origin.append(np.full(len(piece.sizes), p))
-        rank.append(np.arange(len(piece.sizes)))
-    origin_a = np.concatenate(origin).astype(np.int64)
+    xyz = np.concatenate([c.new_xyz for c in cut] or [np.zeros((0, 3))])
+    # the pieces' points as mesh vertex ids: base vertices as they are, new points numbered by the weld
+    gid = np.concatenate([c.base_id for c in cut] or [_NONE])
+    gid[gid < 0] = nv + ids
+    points = np.array([len(c.base_id) for c in cut], dtype=np.int64)
+    per = np.array([len(c.sizes) for c in cut], dtype=np.int64)  # pieces per carved polygon
+    piece_sizes = np.concatenate([c.sizes for c in cut] or [_NONE])
+    piece_corners = gid[
+        np.concatenate([c.corners for c in cut] or [_NONE])
+        + np.repeat(np.cumsum(points) - points, [len(c.corners) for c in cut])
+    ]
+    piece_origin = np.repeat(cut_ids, per)
+    piece_rank = np.arange(len(piece_sizes)) - np.repeat(np.cumsum(per) - per, per)
+    # the base polygons kept as they are, then every polygon in base order (pieces by rank)
+    kept = np.ones(n, dtype=bool)
+    kept[list(pieces)] = False
+    keep_ids = np.flatnonzero(kept)
+    sizes = np.concatenate([index.sizes[keep_ids], piece_sizes])
+    corners = np.concatenate([base.poly_verts[np.repeat(kept, index.sizes)], piece_corners])
+    origin = np.concatenate([keep_ids, piece_origin])
+    rank = np.concatenate([np.zeros(len(keep_ids), dtype=np.int64), piece_rank])
+    order = np.lexsort((rank, origin))
+    starts = np.cumsum(sizes) - sizes
+    ordered = sizes[order]
+    gather = np.repeat(starts[order] - (np.cumsum(ordered) - ordered), ordered) + np.arange(len(corners))
     mesh = build_navmesh_flat(
-        np.vstack([base.vertices, xyz[first]]), np.concatenate(sizes), np.concatenate(corners),
-        planes=base.planes[origin_a], meta=base.meta,
+        np.vstack([base.vertices, xyz[first]]), ordered, corners[gather],
+        planes=base.planes[origin[order]], meta=base.meta,
     )  # fmt: skip
-    return mesh, origin_a, np.concatenate(rank).astype(np.int64)
+    return mesh, origin[order].astype(np.int64), rank[order].astype(np.int64)
 
 
 def _weld(base: NavMesh, edge: np.ndarray, place: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
