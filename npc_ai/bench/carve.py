@@ -227,13 +227,14 @@ def raster_comparison(
     Returns:
         {"worlds", "paths", "same_status", "both_complete", "length_ratio_median", "length_ratio_p95",
         "length_ratio_max" (carved / raster - 1, absolute, over the pairs both complete),
-        "length_difference_m_median", "length_difference_m_max", "bake_s_median"}.
+        "length_difference_m_median", "length_difference_m_max", "carved_longer" / "raster_longer" (pairs
+        complete on both whose carved / re-baked path is over 1 cm longer), "bake_s_median"}.
     """
     from npc_ai.levels.navmesh import scene_navmesh
 
     rng = np.random.default_rng(seed)
     q0 = NavMeshQuery(base)
-    same = complete = 0
+    same = complete = carved_longer = raster_longer = 0
     ratios: list[float] = []
     gaps: list[float] = []
     bakes: list[float] = []
@@ -264,6 +265,8 @@ def raster_comparison(
                 complete += 1
                 ratios.append(abs(a.length / b.length - 1.0))
                 gaps.append(abs(a.length - b.length))
+                carved_longer += a.length > b.length + 0.01
+                raster_longer += b.length > a.length + 0.01
         progress("raster re-bakes", w + 1, worlds)
     r, g = np.array(ratios or [math.nan]), np.array(gaps or [math.nan])
     return {
@@ -276,6 +279,8 @@ def raster_comparison(
         "length_ratio_max": float(r.max()),
         "length_difference_m_median": float(np.median(g)),
         "length_difference_m_max": float(g.max()),
+        "carved_longer": carved_longer,
+        "raster_longer": raster_longer,
         "bake_s_median": float(np.median(bakes)) if bakes else math.nan,
     }
 
@@ -288,5 +293,6 @@ def format_raster(r: dict[str, Any]) -> list[str]:
         f"{r['both_complete']} complete on both, |carved / raster - 1| median "
         f"{r['length_ratio_median']:.4f}, "
         f"p95 {r['length_ratio_p95']:.4f}, max {r['length_ratio_max']:.4f} (length difference median "
-        f"{r['length_difference_m_median']:.3f} m, max {r['length_difference_m_max']:.3f} m)"
+        f"{r['length_difference_m_median']:.3f} m, max {r['length_difference_m_max']:.3f} m; carved over "
+        f"1 cm longer {r['carved_longer']}, re-baked over 1 cm longer {r['raster_longer']})"
     ]
