@@ -10,22 +10,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from navigation.agent import AgentSettings
 from navigation.query import NavMeshQuery
-from npc_ai.behaviour.batch import xyz
-from npc_ai.behaviour.cover import under_fire
 from npc_ai.behaviour.perception import eye_rays
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.body.locomotor import Locomotor
 from npc_ai.errors import NpcAiError
 from scenes import World, groups
-
-if TYPE_CHECKING:
-    from npc_ai.behaviour import BehaviourBatch, Npc
 
 PLAYER_MODES = ("route", "wander", "still", "keyboard")
 
@@ -369,29 +364,3 @@ class Player:
 
     def after_physics(self) -> None:
         self.locomotor.after_physics()
-
-
-class ShotWorld(Protocol):
-    """What `fire_shots` needs of the simulation: its events and its noises."""
-
-    def record(self, npc: Npc | None, event: str, data: dict[str, Any]) -> None: ...
-
-    def emit_noise(self, position: object, loudness: float = 1.0, source: str = "") -> None: ...
-
-
-def fire_shots(player: Player, b: BehaviourBatch, npc_of_body: dict[int, Npc], sim: ShotWorld) -> None:
-    """Fire the player's queued shots (`Player.shoot`), in order: each is heard at its feet, recorded as a
-    `player-shot` event, and puts under fire (`BehaviourBatch.under_fire`) the NPCs it hits or passes within
-    their `under_fire_radius` (`npc_ai.behaviour.cover.under_fire`, all NPCs at once)."""
-    shots, player.shots = player.shots, []
-    for target in shots:
-        start, end, body = player.fire(target)
-        sim.emit_noise(player.position, player.settings.shot_loudness, "player")
-        near = under_fire(b.positions(), start, end, b.cfg.under_fire_radius)
-        struck = npc_of_body.get(body)
-        if struck is not None:
-            near[struck.index] = True
-        data = {"target": xyz(target), "point": xyz(end), "struck_npc": "" if struck is None else struck.name}
-        sim.record(None, "player-shot", data)
-        for i in np.flatnonzero(near).tolist():
-            b.under_fire(i, start, "player")

@@ -42,12 +42,12 @@ from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.crowd import feed_crowd
-from npc_ai.sim.player import Player, PlayerController, PlayerSettings, fire_shots
+from npc_ai.sim.player import Player, PlayerController, PlayerSettings
+from npc_ai.sim.shots import fire_shots, npc_shot
 from npc_ai.sim.spawning import spread_spawns, stream, unique_names
 from npc_ai.sim.trace import Timings, Trace
-from scenes import EventLog, Scene, World, WorldSettings, groups
+from scenes import EventLog, Scene, World, WorldSettings
 
-IMPACT_BACK = 0.3  # [m] an impact's noise is made this far back along the shot from where it struck
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
 
 
@@ -305,37 +305,9 @@ class Simulation:
         self._pending.append((npc, event, data))
 
     def hitscan(self, npc: Npc) -> dict[str, Any]:
-        """Fire npc's hit-scan ray along its facing, pitched at the player, with the seeded spread."""
-        s = npc.settings
-        eye = npc.eye
-        target = npc.target_point if npc.target_point is not None else eye + np.array([1.0, 0, 0])
-        horizontal = float(np.hypot(*(target - eye)[:2]))
-        pitch = math.atan2(float(target[2] - eye[2]), max(horizontal, 1e-6))
-        spread = math.radians(s.shot_spread_deg)
-        yaw = npc.yaw + float(npc.rng.uniform(-spread, spread))
-        pitch += float(npc.rng.uniform(-spread, spread))
-        direction = np.array(
-            [math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)]
-        )
-        start = eye + direction * (npc.locomotor.character.radius + EYE_CLEARANCE)
-        hits = self.world.ray_test(start[None], (start + direction * s.shoot_range)[None])
-        body = int(hits.body[0])
-        hit = self.player is not None and body == self.player.body
-        kind = groups.NAMES.get(self.world.groups.get(body, 0), "none") if body >= 0 else "none"
-        feet = npc.position
-        if s.shot_loudness > 0:  # the shot is heard at the shooter's feet, the impact where it struck
-            self.emit_noise(feet, s.shot_loudness, npc.name)
-        if s.impact_loudness > 0 and body >= 0:  # a little back toward the shooter, off the surface
-            back = hits.point[0] - direction * IMPACT_BACK
-            self.emit_noise([back[0], back[1], feet[2]], s.impact_loudness, npc.name)
-        out: dict[str, Any] = {"hit": hit, "struck": kind}
-        if self.player is not None:
-            out["target"] = _xyz(self.player.position)
-        if body >= 0:
-            out["point"] = _xyz(hits.point[0])
-        if body in self._bodies:
-            out["struck_npc"] = self._bodies[body].name
-        return out
+        """Fire npc's hit-scan ray along its facing, pitched at the player, with the seeded spread
+        (`npc_ai.sim.shots.npc_shot`: heard, and its impact too)."""
+        return npc_shot(self, npc)
 
     def broadcast_alert(self, npc: Npc, position: np.ndarray) -> None:
         """Share `npc`'s sighting (the player's feet `position` [m], seen now) with the allies its shout
