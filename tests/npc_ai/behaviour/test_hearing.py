@@ -61,17 +61,20 @@ def farthest_heard(sim, bearing_deg: float, loudness: float, distances) -> tuple
     return max(heard, default=0.0), walls
 
 
-def test_a_noise_behind_a_wall_is_heard_at_half_the_open_range(range_world) -> None:
+def test_a_shot_behind_a_wall_is_heard_at_a_shorter_range_than_in_the_open() -> None:
+    hearing = 6.0  # [m] a guard that hears a shot (loudness 3) within 18 m in the open: inside the floor
+    scene = range_scene(hearing_range=hearing)
+    shot = DEFAULTS.shot_loudness
     distances = np.arange(2.0, 19.01, 0.25)
-    with simulation(*range_world, player=None) as sim:
+    with simulation(scene, bake(scene), player=None) as sim:
         # south-east: open floor; north-east through (4, 5): the wall stands between from 7.2 m on
-        open_air, open_walls = farthest_heard(sim, -51.0, 0.75, distances)
-        behind, walled = farthest_heard(sim, 51.0, 2.0, distances[distances >= 7.5])
-    assert open_air == pytest.approx(12.0 * 0.75, abs=0.25) and not any(open_walls)
-    assert behind == pytest.approx(12.0 * 2.0 * DEFAULTS.occluded_hearing_factor, abs=0.25)
+        open_air, open_walls = farthest_heard(sim, -51.0, shot, distances)
+        behind, walled = farthest_heard(sim, 51.0, shot, distances[distances >= 7.5])
+    assert open_air == pytest.approx(hearing * shot, abs=0.25) and not any(open_walls)
     assert walled and all(walled)
-    attenuation = behind / (12.0 * 2.0)  # measured: the reach through the wall over the open reach
-    assert attenuation == pytest.approx(DEFAULTS.occluded_hearing_factor, abs=0.02)
+    attenuation = behind / open_air  # measured: the reach through the wall over the reach in the open
+    assert behind < open_air
+    assert attenuation == pytest.approx(DEFAULTS.occluded_hearing_factor, abs=0.03)
 
 
 def test_an_ally_who_hears_a_shot_investigates_where_it_was_fired(range_world) -> None:

@@ -195,7 +195,7 @@ def test_walking_slowly_lengthens_the_time_to_hostile(gradual) -> None:
 def test_a_player_walking_across_the_cone_edge_at_15_m_raises_suspicion_but_is_not_detected_in_half_a_second(
     gradual,
 ) -> None:
-    r = 14.5
+    r = 14.9  # at 15 m the aim point (0.3 m below the eye) is just beyond the 15 m sight radius
     start, end = (math.radians(a) for a in (-66.0, -50.0))
     a = (r * math.cos(start), r * math.sin(start))
     b = (r * math.cos(end), r * math.sin(end), 0.0)
