@@ -117,6 +117,12 @@ class AvoidanceSettings:
             within 1.5 x the two radii), the more the more head-on [deg, 0..90]; 0 turns it off. Both
             streams keep right long before they meet: lanes form instead of a wall of agents across the
             corridor.
+        facing_tau_s: Time constant of the low-pass filter on the velocity a body the simulation's crowd
+            steers faces along (`npc_ai.body.crowd.Crowd`; `avoid` does not read it) [s, 0..5]; 0 faces
+            the avoiding velocity of each tick as it comes. The filter starts from the path's velocity when
+            a row starts being steered or gets a new destination, so a sidestep that lasts (a corridor
+            lane) turns the body within about twice this time, and one that flips from tick to tick in a
+            dense spot does not turn it about.
     """
 
     neighbour_distance: float = 5.0
@@ -129,6 +135,7 @@ class AvoidanceSettings:
     pass_right_deg: float = 30.0
     narrow_pass_right_deg: float = 135.0
     lane_deg: float = 45.0
+    facing_tau_s: float = 0.3
 
     def __post_init__(self) -> None:
         _number("neighbour_distance", self.neighbour_distance, 0.0, 100.0, "m", low_open=True)
@@ -144,6 +151,7 @@ class AvoidanceSettings:
         _number("pass_right_deg", self.pass_right_deg, 0.0, 180.0, "deg")
         _number("narrow_pass_right_deg", self.narrow_pass_right_deg, 0.0, 180.0, "deg")
         _number("lane_deg", self.lane_deg, 0.0, 90.0, "deg")
+        _number("facing_tau_s", self.facing_tau_s, 0.0, 5.0, "s")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

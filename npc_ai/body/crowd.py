@@ -22,7 +22,10 @@ where the keep-right turn is the narrow one and lanes form (`AvoidanceSettings.l
 
 A path row the avoidance turned faces along its new velocity (`steer`, read by the coupling), so the body
 walks where the agent goes: without it the body faced the path's next corner, root motion carried it
-straight on, and the drift limit pulled a sidestepping agent back onto the body's line.
+straight on, and the drift limit pulled a sidestepping agent back onto the body's line. The velocity it
+faces along is low-pass filtered (`AvoidanceSettings.facing_tau_s`, per row, from the path's velocity when
+the row starts being steered or its destination changes): in a dense spot the avoiding velocity flips from
+tick to tick, and bodies that followed each flip turned back and forth on the spot and got stuck.
 
 Rows that do not mean to move (no path, or a free speed of 0: aiming, searching, standing) are obstacles
 for the others: they take part with a preferred velocity of 0 and a priority so high that the movers take
@@ -78,6 +81,9 @@ class Crowd:
         self.changed = np.zeros(n, dtype=bool)
         self._preferred = np.zeros((n, 2))
         self._last = np.zeros((n, 2))  # the velocities avoidance gave the rows last tick [m/s]
+        self._facing = np.zeros((n, 2))  # the filtered velocities steered rows face along [m/s]
+        self._steered = np.zeros(n, dtype=bool)  # the path rows steered last tick
+        self._goal = np.full((n, 3), np.nan)  # their agents' destinations last tick [m]
         self.seconds = 0.0  # wall time spent in `steer` so far [s] (what `npc-ai bench sim` reports)
         self.others: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -107,8 +113,9 @@ class Crowd:
             before: (n, 3) the agents' positions before this tick's advance [m].
             agents: the rows' agents, already advanced this tick. path_rows: the rows that followed a path.
             free, free_speed, free_heading, yaw: the free-walking intents [m/s, rad] and facings [rad].
-            steer: (n, 2) written: the avoiding velocity of each path row it changed [m/s], NaN elsewhere
-                (the coupling faces a steered row along it).
+            steer: (n, 2) written: for each path row it changed, its avoiding velocity low-pass filtered
+                over the ticks it has been steered in a row (`AvoidanceSettings.facing_tau_s`) [m/s], NaN
+                elsewhere (the coupling faces a steered row along it).
         """
         start = time.perf_counter()
         n = self.n
@@ -148,8 +155,9 @@ class Crowd:
         on_path = np.zeros(n, dtype=bool)
         on_path[path_rows] = True
         rows = np.flatnonzero(changed & on_path)
+        self._face(dt, rows, pref, v, agents.destination)
         steer[:] = np.nan
-        steer[rows] = v[rows]
+        steer[rows] = self._facing[rows]
         if rows.size:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
             targets = agents.next_position[rows].copy()
             targets[:, :2] = before[rows, :2] + v[rows] * dt
@@ -161,3 +169,17 @@ class Crowd:
             turn = speed > _MOVING  # stopped: keep the heading it had
             free_heading[rows[turn]] = np.arctan2(v[rows[turn], 1], v[rows[turn], 0])
         self.seconds += time.perf_counter() - start
+
+    def _face(self, dt: float, rows: np.ndarray, pref: np.ndarray, v: np.ndarray, goal: np.ndarray) -> None:
+        """Low-pass filter the velocities the steered `rows` face along (`_facing`, per row): a row that
+        was not steered last tick, or whose destination changed, starts from its preferred velocity."""
+        tau = self.settings.facing_tau_s
+        fresh = ~self._steered[rows] | np.any(goal[rows] != self._goal[rows], axis=1)
+        self._steered[:] = False
+        self._steered[rows] = True
+        self._goal[:] = goal
+        if tau <= 0.0:
+            self._facing[rows] = v[rows]
+            return
+        start = np.where(fresh[:, None], pref[rows], self._facing[rows])
+        self._facing[rows] = start + (1.0 - np.exp(-dt / tau)) * (v[rows] - start)

@@ -48,6 +48,10 @@ def separated(pos: np.ndarray, radii: np.ndarray) -> float:
         ("narrow_pass_right_deg", -1.0, "narrow_pass_right_deg"),
         ("lane_deg", 91.0, "lane_deg must be a finite number >= 0.0 and <= 90.0"),
         ("lane_deg", float("nan"), "lane_deg"),
+        ("facing_tau_s", -0.1, r"facing_tau_s must be a finite number >= 0.0 and <= 5.0 \[s\]"),
+        ("facing_tau_s", 5.5, "facing_tau_s"),
+        ("facing_tau_s", float("nan"), "facing_tau_s"),
+        ("facing_tau_s", True, "facing_tau_s"),
     ],
 )
 def test_settings_refuse_out_of_range_values(field, value, message) -> None:

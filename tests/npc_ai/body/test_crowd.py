@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from navigation.agent import AgentSettings
-from navigation.avoidance import AvoidanceSettings
+from navigation.avoidance import AvoidanceResult, AvoidanceSettings
 from navigation.query import NavMeshQuery
+from npc_ai.body import crowd
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.levels.navmesh import scene_navmesh
 from scenes import World, load_scene
@@ -66,3 +67,49 @@ def test_a_standing_npc_is_walked_around(arena_query) -> None:
     agents, _, ends = _head_on(arena_query, AvoidanceSettings(), stand=True)
     assert agents >= 2 * AGENT.radius - 0.02
     assert ends[0] < 0.5
+
+
+def _steered(query: NavMeshQuery, tau: float, side_deg, monkeypatch) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """One NPC walks the lane (+x); the crowd's answer (a stand-in for `solve`) is its preferred speed at
+    `side_deg(tick)` [deg] from +x. Returns the headings [rad] of the velocity the body is told to face
+    (`LocomotionBatch.steer`) and the body's yaw [rad] after every tick (1.5 s)."""
+    ticks = iter(range(10**6))
+
+    def solve(positions, velocities, preferred, radii, top, priority, dt, walls, settings):  # type: ignore[no-untyped-def]
+        a = np.radians(side_deg(next(ticks)))
+        v = np.hypot(preferred[:, 0], preferred[:, 1])[:, None] * np.array([[np.cos(a), np.sin(a)]])
+        n = len(positions)
+        return AvoidanceResult(v, np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool))
+
+    monkeypatch.setattr(crowd, "solve", solve)
+    with World(load_scene("arena")) as w:
+        start = np.array([[-6.0, LANE_Y, 0.0]])
+        settings = AvoidanceSettings(facing_tau_s=tau)
+        batch = LocomotionBatch(w, query, start, np.zeros(1), agent=AGENT, avoidance=settings)
+        batch.views[0].set_destination(np.array([6.0, LANE_Y, 0.0]), speed=1.4)
+        faced, yaws = [], []
+        for _ in range(int(1.5 / DT)):
+            batch.before_physics(DT)
+            faced.append(float(np.arctan2(batch.steer[0, 1], batch.steer[0, 0])))
+            w.step()
+            batch.after_physics()
+            yaws.append(float(batch.yaw[0]))
+    return np.array(faced), np.array(yaws)
+
+
+def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_query, monkeypatch) -> None:
+    """`AvoidanceSettings.facing_tau_s`: the velocity a steered body faces along is low-pass filtered. A
+    crowd that sends the agent 20 deg to the right, then 20 deg to the left, every other tick (a dense
+    spot) leaves it along the path; one that keeps sending the agent 40 deg to the right is faced within
+    about twice the time constant, and the body turns there."""
+    tau = 0.3
+    flips = lambda k: 20.0 if k % 2 else -20.0  # noqa: E731
+    faced, _ = _steered(arena_query, tau, flips, monkeypatch)
+    raw, _ = _steered(arena_query, 0.0, flips, monkeypatch)
+    assert np.degrees(np.abs(faced).max()) < 3.0  # along the path (+x) throughout
+    assert np.degrees(np.abs(raw[1:]).min()) > 19.0  # unfiltered: 20 deg off, one side then the other
+    faced, yaws = _steered(arena_query, tau, lambda k: -40.0, monkeypatch)
+    t = np.arange(1, len(faced) + 1) * DT
+    assert np.degrees(faced[t <= tau / 3]).min() > -20.0  # not at once
+    assert np.degrees(faced[t >= 2 * tau]).max() < -33.0  # 1 - exp(-2) of the way: -35 deg
+    assert np.degrees(yaws[t >= 2 * tau + 0.2]).max() < -30.0  # the body turned with it
