@@ -122,8 +122,10 @@ def couple(
     facing turns toward the steering target at `turn_rate` [rad/s]; the forward speed asked of the
     animator is capped at `max_speed_factor` times the top speed and, with `turn_in_place`, scaled by the
     cosine of the heading error. A row whose `steer` (n, 2) is a velocity [m/s] (NaN: none; the crowd's
-    avoiding velocity) faces its agent's offset plus `STEER_AHEAD_S` of that velocity instead of the
-    steering target: a crowd that sends the agent sideways turns the body with it. Free rows turn toward
+    avoiding velocity, low-pass filtered) faces its agent's filtered offset (`smooth_delta`) plus
+    `STEER_AHEAD_S` of that velocity instead of the steering target: a crowd that sends the agent
+    sideways turns the body with it (the raw offset flips with an agent the crowd sends one way, then
+    the other, tick after tick, and turned the body about with it). Free rows turn toward
     `free_heading` (NaN: keep the facing) and ask for `free_speed`. Writes `speed_in` [m/s], the animators'
     speed inputs; returns how many free rows still have a destination (to reset)."""
     smooth = min(1.0, dt / tau)
@@ -168,7 +170,8 @@ def couple(
         else:
             tx, ty = next_position[i, 0] - px, next_position[i, 1] - py
         if not math.isnan(steer[i, 0]):  # the crowd's velocity: face where the agent is going
-            tx, ty = dx + steer[i, 0] * STEER_AHEAD_S, dy + steer[i, 1] * STEER_AHEAD_S
+            ox, oy = sn * sd0 + cs * sd1, sn * sd1 - cs * sd0  # the filtered offset, in the world
+            tx, ty = ox + steer[i, 0] * STEER_AHEAD_S, oy + steer[i, 1] * STEER_AHEAD_S
         if moving and math.hypot(tx, ty) > 0.05:
             heading = math.atan2(ty, tx)
             y = angles.turn(y, heading, step)

@@ -100,14 +100,16 @@ def _steered(query: NavMeshQuery, tau: float, side_deg, monkeypatch) -> tuple[np
 def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_query, monkeypatch) -> None:
     """`AvoidanceSettings.facing_tau_s`: the velocity a steered body faces along is low-pass filtered. A
     crowd that sends the agent 20 deg to the right, then 20 deg to the left, every other tick (a dense
-    spot) leaves it along the path; one that keeps sending the agent 40 deg to the right is faced within
-    about twice the time constant, and the body turns there."""
+    spot) leaves it along the path and the body far steadier than unfiltered; one that keeps sending the
+    agent 40 deg to the right is faced within about twice the time constant, and the body turns there."""
     tau = 0.3
     flips = lambda k: 20.0 if k % 2 else -20.0  # noqa: E731
-    faced, _ = _steered(arena_query, tau, flips, monkeypatch)
-    raw, _ = _steered(arena_query, 0.0, flips, monkeypatch)
+    faced, yaws = _steered(arena_query, tau, flips, monkeypatch)
+    raw, raw_yaws = _steered(arena_query, 0.0, flips, monkeypatch)
     assert np.degrees(np.abs(faced).max()) < 3.0  # along the path (+x) throughout
     assert np.degrees(np.abs(raw[1:]).min()) > 19.0  # unfiltered: 20 deg off, one side then the other
+    assert np.degrees(np.abs(yaws).max()) < 5.0
+    assert np.abs(np.diff(yaws)).mean() < 0.5 * np.abs(np.diff(raw_yaws)).mean()
     faced, yaws = _steered(arena_query, tau, lambda k: -40.0, monkeypatch)
     t = np.arange(1, len(faced) + 1) * DT
     assert np.degrees(faced[t <= tau / 3]).min() > -20.0  # not at once

@@ -207,8 +207,8 @@ def test_the_fused_tick_is_its_parts_one_after_another() -> None:
 
 def test_a_row_the_crowd_steers_faces_along_the_crowds_velocity() -> None:
     """`couple` turns a path row's facing toward its path's next corner; with a `steer` velocity (the
-    crowd's sidestep) toward the agent's offset plus STEER_AHEAD_S of that velocity instead, at the same
-    turn rate; NaN leaves the corner rule alone."""
+    crowd's sidestep) toward the agent's low-pass filtered offset (the coupling's `smooth_delta`) plus
+    STEER_AHEAD_S of that velocity instead, at the same turn rate; NaN leaves the corner rule alone."""
     f, f2, f3, yes = np.zeros(1), np.zeros((1, 2)), np.zeros((1, 3)), np.ones(1, dtype=np.bool_)
     corners = np.array([[[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]]])  # the path runs along +x
     agent = np.array([[0.2, 0.0, 0.0]])  # the agent just ahead of the body at the origin
@@ -226,6 +226,6 @@ def test_a_row_the_crowd_steers_faces_along_the_crowds_velocity() -> None:
     none = np.full((1, 2), np.nan)
     assert yaw_after(none, 100.0) == 0.0  # faces the corner, straight ahead
     sideways = np.array([[0.0, -1.0]])  # the crowd sends the agent to its right
-    expected = np.arctan2(-1.0 * kernels.STEER_AHEAD_S, 0.2)
+    expected = np.arctan2(-1.0 * kernels.STEER_AHEAD_S, 0.2 * DT / 0.15)  # the offset, filtered once (tau)
     assert yaw_after(sideways, 1000.0) == pytest.approx(expected, abs=1e-12)
     assert yaw_after(sideways, 6.0) == pytest.approx(-6.0 * DT, abs=1e-12)  # at the turn rate
