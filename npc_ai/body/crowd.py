@@ -37,6 +37,7 @@ two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 fo
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -174,12 +175,16 @@ class Crowd:
         """Low-pass filter the velocities the steered `rows` face along (`_facing`, per row): a row that
         was not steered last tick, or whose destination changed, starts from its preferred velocity."""
         tau = self.settings.facing_tau_s
-        fresh = ~self._steered[rows] | np.any(goal[rows] != self._goal[rows], axis=1)
+        fresh = ~self._steered[rows]
+        fresh |= (goal[rows] != self._goal[rows]).any(axis=1)
         self._steered[:] = False
         self._steered[rows] = True
         self._goal[:] = goal
-        if tau <= 0.0:
-            self._facing[rows] = v[rows]
-            return
-        start = np.where(fresh[:, None], pref[rows], self._facing[rows])
-        self._facing[rows] = start + (1.0 - np.exp(-dt / tau)) * (v[rows] - start)
+        facing = v[rows]
+        if tau > 0.0:
+            start = self._facing[rows]
+            start[fresh] = pref[rows[fresh]]
+            facing -= start
+            facing *= 1.0 - math.exp(-dt / tau)
+            facing += start
+        self._facing[rows] = facing
