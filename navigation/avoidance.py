@@ -135,7 +135,7 @@ class AvoidanceSettings:
     pass_right_deg: float = 30.0
     narrow_pass_right_deg: float = 135.0
     lane_deg: float = 45.0
-    facing_tau_s: float = 0.3
+    facing_tau_s: float = 0.5
 
     def __post_init__(self) -> None:
         _number("neighbour_distance", self.neighbour_distance, 0.0, 100.0, "m", low_open=True)
