@@ -88,3 +88,19 @@ def test_bad_input(tmp_path: Path) -> None:
         cmd_run(parse(add_run_arguments, ["arena", "--player", "keyboard"]))
     with pytest.raises(SystemExit):
         parse(add_run_arguments, ["arena", "--npcs", "-1"])
+
+
+def test_run_prints_and_logs_the_suspicion_events(tmp_path: Path, capsys) -> None:
+    from tests.npc_ai.sim_helpers import RANGE_TOML
+
+    scene = tmp_path / "watch.toml"  # the range scene, gradual detection, the player standing 5 m ahead
+    text = RANGE_TOML.replace("[archetype.guard]\n", "[archetype.guard]\ndetection_time_s = 0.5\n")
+    scene.write_text(text + "[player]\nposition = [5.0, 0.0, 0.0]\n")
+    events, plot = tmp_path / "e.jsonl", tmp_path / "r.png"
+    argv = [str(scene), "--seconds", "2", "--player", "still", "--events", str(events), "--plot", str(plot)]
+    assert cmd_run(parse(add_run_arguments, argv)) == 0
+    out = capsys.readouterr().out
+    printed = [line for line in out.splitlines() if " suspicion " in line]
+    assert len(printed) == 3 and all("level=" in line for line in printed)
+    rows = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [r["level"] for r in rows if r["event"] == "suspicion"] == ["suspicious", "investigate", "hostile"]
