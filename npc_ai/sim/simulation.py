@@ -305,8 +305,7 @@ class Simulation:
         self._pending.append((npc, event, data))
 
     def hitscan(self, npc: Npc) -> dict[str, Any]:
-        """Fire npc's hit-scan ray along its facing, pitched at the player, with the seeded spread
-        (`npc_ai.sim.shots.npc_shot`: heard, and its impact too)."""
+        """Fire npc's hit-scan shot at the player (`npc_ai.sim.shots.npc_shot`: seeded spread, heard)."""
         return npc_shot(self, npc)
 
     def broadcast_alert(self, npc: Npc, position: np.ndarray) -> None:
