@@ -251,7 +251,8 @@ def retarget(
     if snapped.found:
         goal = snapped.point
     if destination is not None and path is not None and path.status is QueryStatus.SUCCESS:
-        moved = float(np.linalg.norm(goal[:2] - destination[:2]))
+        dx, dy = float(goal[0] - destination[0]), float(goal[1] - destination[1])
+        moved = math.sqrt(dx * dx + dy * dy)
         if moved <= settings.repath_tolerance:
             return goal, move_end(query, path, goal, corner, position, poly)
     return goal, None

@@ -63,13 +63,18 @@ def plane_table(mesh: NavMesh) -> np.ndarray:
     return _PLANES[mesh]
 
 
+@njit(cache=True)
 def path_tail(pts: np.ndarray) -> np.ndarray:
-    """(n,) horizontal path length [m] from each of the points `pts` (n, 3) to the last one."""
-    tail = np.zeros(len(pts))
-    if len(pts) > 1:
-        d = np.diff(pts[:, :2], axis=0)
-        seg = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-        tail[:-1] = np.cumsum(seg[::-1])[::-1]
+    """(n,) horizontal path length [m] from each of the points `pts` (n, 3) to the last one (summed from
+    the end, segment by segment)."""
+    n = pts.shape[0]
+    tail = np.zeros(n)
+    total = 0.0
+    for k in range(n - 2, -1, -1):
+        dx = pts[k + 1, 0] - pts[k, 0]
+        dy = pts[k + 1, 1] - pts[k, 1]
+        total += math.sqrt(dx * dx + dy * dy)
+        tail[k] = total
     return tail
 
 
