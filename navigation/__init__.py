@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "FLAG_ISLAND": "navigation.navmesh",
     "AgentBatch": "navigation.agent_batch",
+    "AreaVolume": "navigation.areas",
     "AgentSettings": "navigation.agent",
     "AvoidanceResult": "navigation.avoidance",
     "AvoidanceSettings": "navigation.avoidance",
@@ -34,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "NavigationError": "navigation.errors",
     "NearestPoint": "navigation.query",
     "PathResult": "navigation.query",
+    "QueryFilter": "navigation.filters",
     "QueryReason": "navigation.query",
     "QueryStatus": "navigation.query",
     "RayHits": "navigation.protocols",
@@ -59,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "corridor_portals": "navigation.funnel",
     "drop_collinear": "navigation.funnel",
     "grid_free_geometry": "navigation.grid_bake",
+    "mark_areas": "navigation.areas",
     "parse_map": "navigation.movingai",
     "parse_scenarios": "navigation.movingai",
     "plot_navmesh": "navigation.plot",
@@ -75,6 +78,7 @@ __all__ = [
     "FLAG_ISLAND",
     "AgentBatch",
     "AgentSettings",
+    "AreaVolume",
     "AvoidanceResult",
     "AvoidanceSettings",
     "BakeSettings",
@@ -94,6 +98,7 @@ __all__ = [
     "NavigationError",
     "NearestPoint",
     "PathResult",
+    "QueryFilter",
     "QueryReason",
     "QueryStatus",
     "RayHits",
@@ -119,6 +124,7 @@ __all__ = [
     "corridor_portals",
     "drop_collinear",
     "grid_free_geometry",
+    "mark_areas",
     "parse_map",
     "parse_scenarios",
     "plot_navmesh",
@@ -148,6 +154,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static type checkers see the real names
     from navigation.agent import AgentSettings, NavAgent
     from navigation.agent_batch import AgentBatch
+    from navigation.areas import AreaVolume, mark_areas
     from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, avoid
     from navigation.benchmark import ScenarioReport, ScenarioRow, solve_scenarios
     from navigation.cache import cached_bake, content_hash
@@ -161,6 +168,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
         NavMeshError,
         NavSettingsError,
     )
+    from navigation.filters import QueryFilter
     from navigation.funnel import (
         corridor_portals,
         drop_collinear,

@@ -187,7 +187,7 @@ def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.n
     gather = np.repeat(starts[order] - (np.cumsum(ordered) - ordered), ordered) + np.arange(len(corners))
     mesh = build_navmesh_flat(
         np.vstack([base.vertices, xyz[first]]), ordered, corners[gather],
-        planes=base.planes[origin[order]], meta=base.meta,
+        planes=base.planes[origin[order]], meta=base.meta, area_ids=base.area_ids[origin[order]],
     )  # fmt: skip
     return mesh, origin[order].astype(np.int64), rank[order].astype(np.int64)
 

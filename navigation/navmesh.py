@@ -21,8 +21,10 @@ from scipy.sparse.csgraph import connected_components
 
 from navigation.errors import NavMeshError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: per-polygon area ids (version 1 files load with every polygon GROUND_AREA)
 FLAG_ISLAND = 1  # polygon is not in the largest connected component
+GROUND_AREA = 0  # the area id of a polygon no area volume marks (`navigation.areas`)
+MAX_AREA = 63  # the largest area id (Recast's RC_WALKABLE_AREA is 63 too)
 
 
 def _frozen(a: Any, dtype: Any) -> np.ndarray:
@@ -59,7 +61,10 @@ class NavMesh:
         islands: (np,) connected-component label (>= 0); `build_navmesh` gives 0 to the largest component
             by area. `main_island` says which label is the largest, for any mesh.
         flags: (np,) uint16 bit flags (FLAG_ISLAND).
-        meta: free-form JSON-able description (bake source, settings, content hash).
+        meta: free-form JSON-able description (bake source, settings, content hash; `meta["areas"]`, when
+            areas are marked, names each area id: {"water": 1, ...}).
+        area_ids: (np,) uint8 area id of each polygon, GROUND_AREA (0) .. MAX_AREA (`navigation.areas`
+            marks them; None: every polygon GROUND_AREA). Query filters give areas costs or exclude them.
     """
 
     vertices: np.ndarray
@@ -71,6 +76,7 @@ class NavMesh:
     islands: np.ndarray
     flags: np.ndarray
     meta: dict[str, Any] = field(default_factory=dict)
+    area_ids: np.ndarray = None  # type: ignore[assignment]  # None: filled in by __post_init__
 
     @property
     def polygon_count(self) -> int:
@@ -181,6 +187,7 @@ class NavMesh:
                 areas=self.areas,
                 islands=self.islands,
                 flags=self.flags,
+                area_ids=self.area_ids,
                 meta=np.array(json.dumps(self.meta, sort_keys=True, default=str)),
             )
         return p
@@ -196,7 +203,7 @@ class NavMesh:
             raise NavMeshError(f"{p}: no such navmesh file") from None
         except Exception as exc:
             raise NavMeshError(f"{p}: not a navmesh .npz file ({exc})") from None
-        if "version" not in data or int(data["version"]) != FORMAT_VERSION:
+        if "version" not in data or int(data["version"]) not in (1, FORMAT_VERSION):
             got = data["version"].item() if "version" in data else None
             raise NavMeshError(
                 f"{p}: navmesh format version {got!r}, this build reads {FORMAT_VERSION}; re-bake"
@@ -236,6 +243,12 @@ class NavMesh:
         object.__setattr__(self, "islands", _frozen(self.islands, np.int64))
         object.__setattr__(self, "flags", _frozen(self.flags, np.uint16))
         object.__setattr__(self, "meta", dict(self.meta))
+        ids = np.zeros(n, dtype=np.uint8) if self.area_ids is None else np.asarray(self.area_ids)
+        if ids.shape != (n,) or (
+            n and (not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() > MAX_AREA)
+        ):
+            raise NavMeshError(f"area_ids must be ({n},) whole numbers 0..{MAX_AREA}, got shape {ids.shape}")
+        object.__setattr__(self, "area_ids", _frozen(ids, np.uint8))
 
 
 def _polygon_areas(x: np.ndarray, y: np.ndarray, off: np.ndarray) -> np.ndarray:
@@ -252,6 +265,7 @@ def build_navmesh(
     polygons: list[list[int]] | list[np.ndarray],
     planes: np.ndarray | None = None,
     meta: dict[str, Any] | None = None,
+    area_ids: np.ndarray | None = None,
 ) -> NavMesh:
     """Assemble a NavMesh: find portals (edges used by two polygons in opposite directions), areas, islands.
 
@@ -259,6 +273,7 @@ def build_navmesh(
         vertices: (nv, 2) or (nv, 3) positions [m]; a missing z is 0.
         polygons: convex polygons as vertex id lists, counter-clockwise from above.
         planes: (np, 3) height planes; default: fitted through each polygon's vertices.
+        meta: free-form description. area_ids: (np,) area id per polygon (default: all GROUND_AREA).
     """
     v = _vertices(vertices)
     n = len(polygons)
@@ -268,7 +283,7 @@ def build_navmesh(
         if n
         else np.zeros(0, np.int64)
     )
-    return build_navmesh_flat(v, sizes, corners, planes, meta)
+    return build_navmesh_flat(v, sizes, corners, planes, meta, area_ids)
 
 
 def _vertices(vertices: np.ndarray) -> np.ndarray:
@@ -287,6 +302,7 @@ def build_navmesh_flat(
     corners: np.ndarray,
     planes: np.ndarray | None = None,
     meta: dict[str, Any] | None = None,
+    area_ids: np.ndarray | None = None,
 ) -> NavMesh:
     """`build_navmesh` of polygons given as flat arrays: (np,) vertex counts and (sum of counts,) vertex
     ids, one polygon after another (no Python list per polygon: for callers that re-assemble often)."""
@@ -330,7 +346,8 @@ def build_navmesh_flat(
             planes[p] = fit_plane(v[pv[off[p] : off[p + 1]]])
     islands = _island_labels(n, poly_of[nb >= 0], nb[nb >= 0], areas)
     flags = np.where(islands > 0, FLAG_ISLAND, 0).astype(np.uint16)
-    return NavMesh(v, off, pv, nb, np.asarray(planes, float), areas, islands, flags, dict(meta or {}))
+    ids = np.zeros(n, dtype=np.uint8) if area_ids is None else area_ids
+    return NavMesh(v, off, pv, nb, np.asarray(planes, float), areas, islands, flags, dict(meta or {}), ids)
 
 
 def _island_labels(n: int, a: np.ndarray, b: np.ndarray, areas: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 from navigation import arguments
 from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
+from navigation.filters import QueryFilter, filtered_path
 from navigation.mesh_kernels import (
     RAY_CLEAR,
     RAY_WALL,
@@ -385,16 +386,24 @@ class NavMeshQuery:
         return raycast_many(self, starts, ends)
 
     # --- paths ------------------------------------------------------------------------------------
-    def find_path(self, start: object, goal: object, *, max_nodes: int | None = None) -> PathResult:
+    def find_path(
+        self, start: object, goal: object, *, max_nodes: int | None = None, filter: QueryFilter | None = None
+    ) -> PathResult:
         """Exact shortest (horizontal) path from start to goal (Polyanya, `navigation.paths`).
 
         SUCCESS; PARTIAL (reason GOAL_UNREACHABLE) ending at the reachable point nearest the goal; or
         INVALID (reason START_OFF_MESH). Past the node budget (`max_nodes`, default the query's) the path
-        is approximate (BUDGET_EXCEEDED).
+        is approximate (BUDGET_EXCEEDED). With a `filter` (`navigation.filters.QueryFilter`), the path
+        never enters an excluded area (still exact), and area costs make it the cheapest path found by an
+        approximate search (AREA_COSTS, with its `cost`).
         """
         s = arguments.xyz(start, "start", any_height=True)
         g = arguments.xyz(goal, "goal", any_height=True)
         budget = self.max_nodes if max_nodes is None else arguments.count(max_nodes, "max_nodes", low=1)
+        if filter is not None:
+            if not isinstance(filter, QueryFilter):
+                raise NavMeshError(f"filter must be a navigation.QueryFilter, got {type(filter).__name__}")
+            return filtered_path(self, s, g, budget, filter)
         return self._paths.find(s, g, self.height_tolerance, budget)
 
 

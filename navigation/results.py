@@ -35,6 +35,7 @@ class QueryReason(enum.Flag):
     BUDGET_EXCEEDED = enum.auto()  # the exact search ran out of nodes: the path is approximate
     OUT_OF_RANGE = enum.auto()  # nothing (no polygon, no wall) within max_distance (INVALID)
     WALL_HIT = enum.auto()  # the surface walk stopped at a wall edge before the end (PARTIAL)
+    AREA_COSTS = enum.auto()  # searched with area costs: near-optimal, not exact (`navigation.filters`)
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,16 @@ class PathResult:
         corridor: polygon ids from start to end.
         points: (k, 3) straight path [m], no two consecutive segments collinear; empty for INVALID.
         reason: NONE, START_OFF_MESH, GOAL_UNREACHABLE, and BUDGET_EXCEEDED when the exact search ran out
-            of nodes and the path came from A* over polygon centres plus string pulling.
+            of nodes and the path came from A* over polygon centres plus string pulling; AREA_COSTS when
+            a query filter's area costs made the search approximate.
+        cost: with a query filter, the path's cost (length [m] x each area's cost); None without one.
     """
 
     status: QueryStatus
     corridor: tuple[int, ...]
     points: np.ndarray
     reason: QueryReason = QueryReason.NONE
+    cost: float | None = None
 
     @property
     def length(self) -> float:
@@ -68,8 +72,9 @@ class PathResult:
 
     @property
     def exact(self) -> bool:
-        """The path is the exact shortest (the search finished within its node budget)."""
-        return QueryReason.BUDGET_EXCEEDED not in self.reason
+        """The path is the exact shortest (the search finished within its node budget) or, with a query
+        filter, the exact cheapest (no area costs made it approximate)."""
+        return not (self.reason & (QueryReason.BUDGET_EXCEEDED | QueryReason.AREA_COSTS))
 
 
 @dataclass(frozen=True)

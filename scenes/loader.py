@@ -14,10 +14,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from shapely.geometry import Polygon
+
 from scenes._bullet import DATA_PATH
 from scenes.errors import SceneError
 from scenes.model import (
     ArchetypeTable,
+    Area,
     Asset,
     Box,
     Floor,
@@ -225,6 +228,27 @@ def _platform(r: _Reader, t: Mapping[str, Any], key: str) -> Platform:
     )
 
 
+def _area(r: _Reader, t: Mapping[str, Any], key: str) -> Area:
+    _check_keys(r, t, key, {"name", "footprint", "bottom", "top"}, {"name", "footprint"})
+    name = r.string(t["name"], f"{key}.name")
+    if not name.strip() or name == "ground":
+        raise r.fail(
+            f"{key}.name", f"must name an area type other than 'ground' (the unmarked floor), got {name!r}"
+        )
+    corners = t["footprint"]
+    if not isinstance(corners, list) or len(corners) < 3:
+        raise r.fail(f"{key}.footprint", f"must be a list of at least 3 [x, y] corners, got {corners!r}")
+    footprint = tuple(r.vec2(c, f"{key}.footprint[{i}]") for i, c in enumerate(corners))
+    outline = Polygon(footprint)
+    if not outline.is_valid or outline.area <= 0.0:
+        raise r.fail(f"{key}.footprint", "must be a simple polygon with a non-zero area (no crossing edges)")
+    bottom = _opt(t, "bottom", r.number, key, -math.inf)
+    top = _opt(t, "top", r.number, key, math.inf)
+    if bottom > top:
+        raise r.fail(f"{key}.top", f"must not be below bottom ({bottom:g} m), got {top:g}")
+    return Area(name=name, footprint=footprint, bottom=bottom, top=top)
+
+
 def _asset(r: _Reader, t: Mapping[str, Any], key: str, kind: str) -> Asset:
     _check_keys(r, t, key, {"path", "position", "orientation_deg", "scale", "name"}, {"path"})
     path = r.asset_path(t["path"], f"{key}.path")
@@ -306,7 +330,9 @@ _TOP_KEYS = {
     "player",
     "navmesh",
     "archetype",
+    "area",
 }
+MAX_AREA_TYPES = 63  # the navmesh's area ids 1..63
 
 
 def _archetypes(r: _Reader, doc: Mapping[str, Any]) -> tuple[ArchetypeTable, ...]:
@@ -375,9 +401,18 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         navmesh=_navmesh(r, r.table(doc["navmesh"], "navmesh"), "navmesh")
         if "navmesh" in doc
         else NavmeshSpec(),
+        areas=_areas(r, doc),
         archetypes=archetypes,
         source=source,
     )
+
+
+def _areas(r: _Reader, doc: Mapping[str, Any]) -> tuple[Area, ...]:
+    areas = _array(r, doc, "area", _area)
+    names = {a.name for a in areas}
+    if len(names) > MAX_AREA_TYPES:
+        raise r.fail("area", f"at most {MAX_AREA_TYPES} area types (names), got {len(names)}")
+    return areas
 
 
 def _gravity(r: _Reader) -> Callable[[Any, str], float]:

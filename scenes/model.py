@@ -118,6 +118,24 @@ class Platform:
 
 
 @dataclass(frozen=True)
+class Area:
+    """A region of the floor with an area type (`[[area]]`): the navmesh marks the polygons under it, and
+    query filters give the type a cost per metre or keep paths out of it (`navigation.filters`).
+
+    Attributes:
+        name: the area type ("water", "danger"...; not "ground", the unmarked floor). Types are numbered
+            1, 2, ... in order of first appearance in the scene.
+        footprint: its outline seen from above, (x, y) corners [m] (at least 3, a simple polygon).
+        bottom, top: the heights [m] of the floors it marks (default: any).
+    """
+
+    name: str
+    footprint: tuple[Vec2, ...]
+    bottom: float = -math.inf
+    top: float = math.inf
+
+
+@dataclass(frozen=True)
 class Asset:
     """A mesh (.obj/.stl), URDF or SDF file placed in the level as static geometry.
 
@@ -200,6 +218,7 @@ class Scene:
     npcs: tuple[NpcSpawn, ...] = ()
     player: PlayerSpawn | None = None
     navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
+    areas: tuple[Area, ...] = ()
     gravity: float = -9.81
     archetypes: tuple[ArchetypeTable, ...] = ()
     source: str = ""

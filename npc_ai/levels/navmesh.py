@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from navigation.areas import AreaVolume, mark_areas
 from navigation.cache import cached_bake
 from navigation.navmesh import NavMesh
 from navigation.ray_bake import BakeProgress, bake_from_rays
@@ -67,11 +68,31 @@ class StaticLevel:
 def bake_code_fingerprint() -> str:
     """sha256 of the source of the modules that bake, and of those that build and answer the world the bake
     sees (level geometry, rays, solid probes), so a changed bake never reuses an old cache entry."""
-    from navigation import bake_kernels, decompose, heightfield, navmesh, outline_simplify, ray_bake, settings
+    from navigation import (
+        areas,
+        bake_kernels,
+        carve,
+        decompose,
+        heightfield,
+        navmesh,
+        outline_simplify,
+        ray_bake,
+        settings,
+    )
     from scenes import build, raycast, world
 
     h = hashlib.sha256()
-    modules = (heightfield, ray_bake, bake_kernels, decompose, outline_simplify, navmesh, settings)
+    modules = (
+        heightfield,
+        ray_bake,
+        bake_kernels,
+        decompose,
+        outline_simplify,
+        navmesh,
+        settings,
+        areas,
+        carve,
+    )
     for module in (*modules, build, raycast, world):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()
@@ -157,6 +178,24 @@ def asset_fingerprint(scene: Scene) -> tuple[object, ...]:
     return tuple(parts)
 
 
+def area_types(scene: Scene) -> dict[str, int]:
+    """The scene's area type names -> navmesh area ids (1, 2, ... in order of first appearance)."""
+    ids: dict[str, int] = {}
+    for area in scene.areas:
+        ids.setdefault(area.name, len(ids) + 1)
+    return ids
+
+
+def scene_areas(mesh: NavMesh, scene: Scene) -> NavMesh:
+    """`mesh` with the scene's `[[area]]` footprints marked (`navigation.areas.mark_areas`; names in
+    `meta["areas"]`), or `mesh` itself when the scene has none."""
+    if not scene.areas:
+        return mesh
+    ids = area_types(scene)
+    volumes = [AreaVolume(ids[a.name], a.footprint, a.bottom, a.top) for a in scene.areas]
+    return mark_areas(mesh, volumes, ids)
+
+
 class SceneNavmesh(NamedTuple):
     """What `scene_navmesh` returns (a named pair, so `mesh, from_cache = scene_navmesh(world)` works).
 
@@ -199,7 +238,7 @@ def scene_navmesh(
     def bake() -> NavMesh:
         nonlocal baked
         baked = True
-        return bake_from_rays(StaticLevel(world), s, progress=progress)
+        return scene_areas(bake_from_rays(StaticLevel(world), s, progress=progress), world.scene)
 
     if not (use_cache and content):
         return SceneNavmesh(bake(), False)

@@ -252,3 +252,44 @@ def test_random_text_loads_or_raises_scene_error(text: str) -> None:
         return
     with contextlib.suppress(SceneError):
         parse_scene(text, source="x.toml")
+
+
+AREA = '[[area]]\nname = "water"\nfootprint = [[0, 0], [4, 0], [4, 2], [0, 2]]\n'
+
+
+def test_area_tables_keep_their_type_footprint_and_heights() -> None:
+    text = (
+        MINIMAL
+        + AREA
+        + '[[area]]\nname = "mud"\nfootprint = [[5, 5], [6, 5], [5, 6]]\nbottom = -1\ntop = 0.5\n'
+    )
+    scene = parse_scene(text)
+    assert [a.name for a in scene.areas] == ["water", "mud"]
+    assert scene.areas[0].footprint == ((0.0, 0.0), (4.0, 0.0), (4.0, 2.0), (0.0, 2.0))
+    assert scene.areas[0].bottom == -math.inf and scene.areas[0].top == math.inf
+    assert (scene.areas[1].bottom, scene.areas[1].top) == (-1.0, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (AREA.replace('"water"', '"ground"'), r"area\[0\]\.name: must name an area type other than 'ground'"),
+        (AREA.replace('"water"', '""'), r"area\[0\]\.name: must name an area type"),
+        (
+            AREA.replace("[[0, 0], [4, 0], [4, 2], [0, 2]]", "[[0, 0], [4, 0]]"),
+            r"area\[0\]\.footprint: .*at least 3",
+        ),
+        (
+            AREA.replace("[[0, 0], [4, 0], [4, 2], [0, 2]]", "[[0, 0], [4, 2], [4, 0], [0, 2]]"),
+            r"simple polygon",
+        ),
+        (AREA.replace("[[0, 0], [4, 0], [4, 2], [0, 2]]", "[[0, 0], [1, 0], [2, 0]]"), r"non-zero area"),
+        (AREA.replace("[4, 0]", '[4, "x"]'), r"area\[0\]\.footprint\[1\]\[1\]: must be a number"),
+        (AREA + "bottom = 2\ntop = 1\n", r"area\[0\]\.top: must not be below bottom"),
+        (AREA + "cost = 2\n", r"area\[0\]"),
+        ("[[area]]\nfootprint = [[0, 0], [1, 0], [0, 1]]\n", r"area\[0\]"),
+    ],
+)
+def test_bad_area_tables_name_the_key(text: str, message: str) -> None:
+    with pytest.raises(SceneError, match=message):
+        parse_scene(MINIMAL + text if not text.startswith("[scene]") else text, source="bad.toml")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import shapely
+from shapely.geometry import Polygon, box
 
 from navigation import RayHitsLike, RaySource, SolidProbe
 from npc_ai.levels import SceneNavmesh, bake_settings, scene_navmesh
@@ -126,3 +128,46 @@ def test_an_npc_ai_cache_that_is_a_file_bakes_and_warns_once(
     assert first.mesh.polygon_count == second.mesh.polygon_count == true.mesh.polygon_count > 0
     assert [w.category for w in caught] == [CacheWarning]
     assert str(tmp_path / "notes.txt") in str(caught[0].message)
+
+
+STRIP_SCENE = """
+[scene]
+name = "strip"
+
+[floor]
+size = [20.0, 10.0]
+
+[[area]]
+name = "water"
+footprint = [[-2.0, -6.0], [2.0, -6.0], [2.0, 3.0], [-2.0, 3.0]]
+
+[[area]]
+name = "danger"
+footprint = [[6.0, 2.0], [8.0, 2.0], [8.0, 4.0]]
+
+[navmesh]
+agent_radius = 0.3
+cell_size = 0.1
+"""
+
+
+def test_scene_areas_are_marked_on_the_baked_mesh_and_filters_read_their_names(tmp_path: Path) -> None:
+    from navigation import NavMeshQuery, QueryFilter
+    from scenes import parse_scene
+
+    path = tmp_path / "strip.toml"
+    path.write_text(STRIP_SCENE)
+    with World(load_scene(path)) as world:
+        mesh, cached = scene_navmesh(world, cache_dir=tmp_path / "cache")
+        again, from_cache = scene_navmesh(world, cache_dir=tmp_path / "cache")
+    assert not cached and from_cache and (again.area_ids == mesh.area_ids).all()
+    assert mesh.meta["areas"] == {"water": 1, "danger": 2}
+    wet = sum(mesh.areas[p] for p in np.flatnonzero(mesh.area_ids == 1))
+    floor = shapely.union_all([Polygon(mesh.polygon_xy(p)) for p in range(mesh.polygon_count)])
+    assert wet == pytest.approx(floor.intersection(box(-2.0, -6.0, 2.0, 3.0)).area, rel=1e-9)
+    q = NavMeshQuery(mesh)
+    a, b = (-6.0, -2.0, 0.0), (6.0, -2.0, 0.0)
+    assert q.find_path(a, b, filter=QueryFilter(costs={"water": 1.5})).cost == pytest.approx(14.0, rel=1e-5)
+    around = q.find_path(a, b, filter=QueryFilter(exclude=frozenset({"water"})))
+    assert around.ok and around.length > 16.0
+    assert parse_scene(STRIP_SCENE).areas[1].name == "danger"
