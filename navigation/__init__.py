@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "AgentBatch": "navigation.agent_batch",
     "AreaVolume": "navigation.areas",
     "AgentSettings": "navigation.agent",
+    "AgentSize": "navigation.sizes",
     "AvoidanceResult": "navigation.avoidance",
     "AvoidanceSettings": "navigation.avoidance",
     "BakeSettings": "navigation.settings",
@@ -54,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "bake_grid": "navigation.grid_bake",
     "bake_heightfield": "navigation.ray_bake",
     "bake_polygons": "navigation.grid_bake",
+    "bake_sizes": "navigation.sizes",
     "build_navmesh": "navigation.navmesh",
     "carve_navmesh": "navigation.carve",
     "cached_bake": "navigation.cache",
@@ -78,6 +80,7 @@ __all__ = [
     "FLAG_ISLAND",
     "AgentBatch",
     "AgentSettings",
+    "AgentSize",
     "AreaVolume",
     "AvoidanceResult",
     "AvoidanceSettings",
@@ -117,6 +120,7 @@ __all__ = [
     "bake_grid",
     "bake_heightfield",
     "bake_polygons",
+    "bake_sizes",
     "build_navmesh",
     "cached_bake",
     "carve_navmesh",
@@ -193,3 +197,4 @@ if TYPE_CHECKING:  # static type checkers see the real names
     )
     from navigation.ray_bake import bake_from_rays, bake_heightfield
     from navigation.settings import BakeSettings, CarveSettings
+    from navigation.sizes import AgentSize, bake_sizes

@@ -14,11 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from shapely.geometry import Polygon
-
 from scenes._bullet import DATA_PATH
 from scenes.errors import SceneError
 from scenes.model import (
+    AgentSizeSpec,
     ArchetypeTable,
     Area,
     Asset,
@@ -239,14 +238,72 @@ def _area(r: _Reader, t: Mapping[str, Any], key: str) -> Area:
     if not isinstance(corners, list) or len(corners) < 3:
         raise r.fail(f"{key}.footprint", f"must be a list of at least 3 [x, y] corners, got {corners!r}")
     footprint = tuple(r.vec2(c, f"{key}.footprint[{i}]") for i, c in enumerate(corners))
-    outline = Polygon(footprint)
-    if not outline.is_valid or outline.area <= 0.0:
+    if not _simple_polygon(footprint):
         raise r.fail(f"{key}.footprint", "must be a simple polygon with a non-zero area (no crossing edges)")
     bottom = _opt(t, "bottom", r.number, key, -math.inf)
     top = _opt(t, "top", r.number, key, math.inf)
     if bottom > top:
         raise r.fail(f"{key}.top", f"must not be below bottom ({bottom:g} m), got {top:g}")
     return Area(name=name, footprint=footprint, bottom=bottom, top=top)
+
+
+def _simple_polygon(corners: tuple[tuple[float, float], ...]) -> bool:
+    """A non-zero area and no two edges crossing or touching, except neighbours at their shared corner."""
+    n = len(corners)
+    twice_area = sum(
+        corners[i][0] * corners[(i + 1) % n][1] - corners[(i + 1) % n][0] * corners[i][1] for i in range(n)
+    )
+    if twice_area == 0.0:
+        return False
+
+    def side(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    def on(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> bool:
+        return min(a[0], b[0]) <= c[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= c[1] <= max(a[1], b[1])
+
+    for i in range(n):
+        a, b = corners[i], corners[(i + 1) % n]
+        if a == b:
+            return False
+        for j in range(i + 1, n):
+            if j == i + 1 or (i == 0 and j == n - 1):
+                continue  # neighbours share a corner
+            c, d = corners[j], corners[(j + 1) % n]
+            d1, d2, d3, d4 = side(c, d, a), side(c, d, b), side(a, b, c), side(a, b, d)
+            if d1 * d2 < 0 and d3 * d4 < 0:
+                return False
+            if (d1 == 0 and on(c, d, a)) or (d2 == 0 and on(c, d, b)) or (d3 == 0 and on(a, b, c)):
+                return False
+            if d4 == 0 and on(a, b, d):
+                return False
+    return True
+
+
+def _agent_size(r: _Reader, t: Mapping[str, Any], key: str) -> AgentSizeSpec:
+    _check_keys(r, t, key, {"name", "agent_radius", "agent_height"}, {"name"})
+    name = r.string(t["name"], f"{key}.name")
+    if not name.strip() or name == "default":
+        raise r.fail(
+            f"{key}.name", f"must name the size, and not 'default' (the [navmesh] size), got {name!r}"
+        )
+    return AgentSizeSpec(
+        name=name,
+        agent_radius=_opt(t, "agent_radius", lambda v, k: r.number(v, k, low=0.0), key, None),
+        agent_height=_opt(t, "agent_height", lambda v, k: r.number(v, k, positive=True), key, None),
+    )
+
+
+def _agent_sizes(r: _Reader, doc: Mapping[str, Any]) -> tuple[AgentSizeSpec, ...]:
+    sizes = _array(r, doc, "agent_size", _agent_size)
+    seen: dict[str, int] = {}
+    for i, size in enumerate(sizes):
+        if size.name in seen:
+            raise r.fail(
+                f"agent_size[{i}].name", f"{size.name!r} is already agent_size[{seen[size.name]}]'s name"
+            )
+        seen[size.name] = i
+    return sizes
 
 
 def _asset(r: _Reader, t: Mapping[str, Any], key: str, kind: str) -> Asset:
@@ -331,6 +388,7 @@ _TOP_KEYS = {
     "navmesh",
     "archetype",
     "area",
+    "agent_size",
 }
 MAX_AREA_TYPES = 63  # the navmesh's area ids 1..63
 
@@ -402,6 +460,7 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         if "navmesh" in doc
         else NavmeshSpec(),
         areas=_areas(r, doc),
+        agent_sizes=_agent_sizes(r, doc),
         archetypes=archetypes,
         source=source,
     )

@@ -136,6 +136,21 @@ class Area:
 
 
 @dataclass(frozen=True)
+class AgentSizeSpec:
+    """An extra agent size (`[[agent_size]]`): the level gets a navmesh of its own for agents this size
+    (`npc_ai.levels.scene_navmeshes`; the `[navmesh]` table's size is "default").
+
+    Attributes:
+        name: what agents call the size (not "default"; unique).
+        agent_radius: [m, >= 0]; agent_height: [m, > 0]. None: the `[navmesh]` table's (resolved) value.
+    """
+
+    name: str
+    agent_radius: float | None = None
+    agent_height: float | None = None
+
+
+@dataclass(frozen=True)
 class Asset:
     """A mesh (.obj/.stl), URDF or SDF file placed in the level as static geometry.
 
@@ -219,6 +234,7 @@ class Scene:
     player: PlayerSpawn | None = None
     navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
     areas: tuple[Area, ...] = ()
+    agent_sizes: tuple[AgentSizeSpec, ...] = ()
     gravity: float = -9.81
     archetypes: tuple[ArchetypeTable, ...] = ()
     source: str = ""

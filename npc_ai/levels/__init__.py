@@ -3,6 +3,8 @@
 - `load_level`: a built-in scene, a `.toml` scene file or a MovingAI `.map` grid, as a `Scene`.
 - `scene_from_grid` / `scene_from_map_file`: MovingAI grids as scenes (walls on a floor).
 - `scene_navmesh`: bake (or load from the cache) the navmesh of a world's scene.
+- `scene_navmeshes` / `agent_sizes`: one navmesh per agent size of the scene (`[[agent_size]]`), baked
+  together.
 - `BodyObstacles`: PyBullet bodies (crates physics pushes) tracked as obstacles of a dynamic navmesh.
 
 The names load on first use (PEP 562): `load_level` does not pay for the navmesh modules.
@@ -18,6 +20,7 @@ from npc_ai._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "BodyObstacles": "npc_ai.levels.obstacles",
     "SceneNavmesh": "npc_ai.levels.navmesh",
+    "agent_sizes": "npc_ai.levels.navmesh",
     "bake_settings": "npc_ai.levels.navmesh",
     "blocked_rectangles": "npc_ai.levels.grid_maps",
     "default_cache_dir": "npc_ai.levels.navmesh",
@@ -25,11 +28,13 @@ _EXPORTS: dict[str, str] = {
     "scene_from_grid": "npc_ai.levels.grid_maps",
     "scene_from_map_file": "npc_ai.levels.grid_maps",
     "scene_navmesh": "npc_ai.levels.navmesh",
+    "scene_navmeshes": "npc_ai.levels.navmesh",
 }
 
 __all__ = [
     "BodyObstacles",
     "SceneNavmesh",
+    "agent_sizes",
     "bake_settings",
     "blocked_rectangles",
     "default_cache_dir",
@@ -37,6 +42,7 @@ __all__ = [
     "scene_from_grid",
     "scene_from_map_file",
     "scene_navmesh",
+    "scene_navmeshes",
 ]
 
 
@@ -46,5 +52,12 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
     from npc_ai.levels.loading import load_level
-    from npc_ai.levels.navmesh import SceneNavmesh, bake_settings, default_cache_dir, scene_navmesh
+    from npc_ai.levels.navmesh import (
+        SceneNavmesh,
+        agent_sizes,
+        bake_settings,
+        default_cache_dir,
+        scene_navmesh,
+        scene_navmeshes,
+    )
     from npc_ai.levels.obstacles import BodyObstacles

@@ -9,6 +9,7 @@ else does. Scenes built in code (no content hash) are never cached.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -22,6 +23,7 @@ from navigation.cache import cached_bake
 from navigation.navmesh import NavMesh
 from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
+from navigation.sizes import AgentSize, bake_sizes
 from scenes import RayHits, Scene, World, groups
 from scenes.model import NavmeshSpec
 
@@ -238,6 +240,9 @@ def scene_navmesh(
     def bake() -> NavMesh:
         nonlocal baked
         baked = True
+        if settings is None:  # the scene's own size: the mesh `scene_navmeshes` gives as "default"
+            base = agent_sizes(world.scene)[0]
+            return scene_navmeshes_from(world, (base,), s, progress)[base.name]
         return scene_areas(bake_from_rays(StaticLevel(world), s, progress=progress), world.scene)
 
     if not (use_cache and content):
@@ -246,3 +251,59 @@ def scene_navmesh(
     key = ("scene", content, list(asset_fingerprint(world.scene)), s, bake_code_fingerprint())
     mesh = cached_bake(key, bake, folder)
     return SceneNavmesh(mesh, not baked)
+
+
+def agent_sizes(scene: Scene) -> tuple[AgentSize, ...]:
+    """The scene's agent sizes: "default" (the `[navmesh]` table's), then each `[[agent_size]]`, whose
+    unset radius or height is the default's."""
+    base = bake_settings(scene.navmesh)
+    sizes = [AgentSize("default", base.agent_radius, base.agent_height)]
+    for spec in scene.agent_sizes:
+        radius = spec.agent_radius if spec.agent_radius is not None else base.agent_radius
+        height = spec.agent_height if spec.agent_height is not None else base.agent_height
+        sizes.append(AgentSize(spec.name, radius, height))
+    return tuple(sizes)
+
+
+def scene_navmeshes(
+    world: World,
+    *,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    progress: BakeProgress | None = None,
+) -> dict[str, NavMesh]:
+    """One navmesh per agent size of `world`'s scene (`agent_sizes`: "default" first), name -> mesh.
+
+    The sizes not in the cache are baked together (`navigation.sizes.bake_sizes`: the level's ray
+    sampling runs once per distinct height); each mesh is cached on its own, under the key `scene_navmesh`
+    uses for that size (so the "default" mesh is the one `scene_navmesh` gives). Areas are marked on each.
+    """
+    scene = world.scene
+    base = bake_settings(scene.navmesh)
+    sizes = agent_sizes(scene)
+    baked: dict[str, NavMesh] = {}
+
+    def bake(size: AgentSize) -> NavMesh:
+        if not baked:  # the first size the cache lacks: bake every size at once (shared sampling)
+            baked.update(scene_navmeshes_from(world, sizes, base, progress))
+        return baked[size.name]
+
+    content = scene.content_hash
+    if not (use_cache and content):
+        return {s.name: bake(s) for s in sizes}
+    folder = cache_dir if cache_dir is not None else default_cache_dir()
+    fingerprint = list(asset_fingerprint(scene))
+    code = bake_code_fingerprint()
+    out = {}
+    for size in sizes:
+        key = ("scene", content, fingerprint, size.settings(base), code)
+        out[size.name] = cached_bake(key, functools.partial(bake, size), folder)
+    return out
+
+
+def scene_navmeshes_from(
+    world: World, sizes: tuple[AgentSize, ...], base: BakeSettings, progress: BakeProgress | None
+) -> dict[str, NavMesh]:
+    """Bake `sizes` of `world`'s level (no cache) with the scene's areas marked."""
+    meshes = bake_sizes(StaticLevel(world), sizes, base, progress=progress)
+    return {name: scene_areas(mesh, world.scene) for name, mesh in meshes.items()}

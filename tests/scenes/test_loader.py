@@ -293,3 +293,44 @@ def test_area_tables_keep_their_type_footprint_and_heights() -> None:
 def test_bad_area_tables_name_the_key(text: str, message: str) -> None:
     with pytest.raises(SceneError, match=message):
         parse_scene(MINIMAL + text if not text.startswith("[scene]") else text, source="bad.toml")
+
+
+def test_agent_size_tables_keep_their_names_and_unset_sizes() -> None:
+    text = (
+        MINIMAL
+        + '[[agent_size]]\nname = "large"\nagent_radius = 0.8\n'
+        + '[[agent_size]]\nname = "tall"\nagent_height = 3\n'
+    )
+    sizes = parse_scene(text).agent_sizes
+    assert [(s.name, s.agent_radius, s.agent_height) for s in sizes] == [
+        ("large", 0.8, None),
+        ("tall", None, 3.0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[agent_size]]\nname = "default"\n',
+            r"agent_size\[0\]\.name: must name the size, and not 'default'",
+        ),
+        (
+            '[[agent_size]]\nname = "a"\n[[agent_size]]\nname = "a"\n',
+            r"agent_size\[1\]\.name: 'a' is already",
+        ),
+        (
+            '[[agent_size]]\nname = "a"\nagent_radius = -1\n',
+            r"agent_size\[0\]\.agent_radius: must be at least 0",
+        ),
+        (
+            '[[agent_size]]\nname = "a"\nagent_height = 0\n',
+            r"agent_size\[0\]\.agent_height: must be greater than 0",
+        ),
+        ("[[agent_size]]\nagent_radius = 1\n", r"agent_size\[0\]"),
+        ('[[agent_size]]\nname = "a"\nradius = 1\n', r"agent_size\[0\]"),
+    ],
+)
+def test_bad_agent_size_tables_name_the_key(text: str, message: str) -> None:
+    with pytest.raises(SceneError, match=message):
+        parse_scene(MINIMAL + text, source="bad.toml")

@@ -171,3 +171,98 @@ def test_scene_areas_are_marked_on_the_baked_mesh_and_filters_read_their_names(t
     around = q.find_path(a, b, filter=QueryFilter(exclude=frozenset({"water"})))
     assert around.ok and around.length > 16.0
     assert parse_scene(STRIP_SCENE).areas[1].name == "danger"
+
+
+DOORS_SCENE = """
+[scene]
+name = "doors"
+
+[floor]
+size = [20.0, 12.0]
+
+[[box]]
+center = [0.0, -2.5, 1.5]
+size = [0.4, 7.0, 3.0]
+
+[[box]]
+center = [0.0, 4.5, 1.5]
+size = [0.4, 1.0, 3.0]
+
+[navmesh]
+agent_radius = 0.3
+cell_size = 0.1
+
+[[agent_size]]
+name = "large"
+agent_radius = 0.7
+"""
+NARROW_DOOR = box(-0.2, 5.0, 0.2, 6.0)  # 1 m wide: a 0.6 m agent fits, a 1.4 m one does not
+
+
+class _Counting:
+    """A ray source that counts the rays cast through it."""
+
+    def __init__(self, source: StaticLevel) -> None:
+        self.source, self.rays = source, 0
+
+    def ray_test(self, starts: np.ndarray, ends: np.ndarray) -> RayHits:
+        self.rays += len(starts)
+        return self.source.ray_test(starts, ends)
+
+    def static_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.source.static_bounds()
+
+    def boxes_overlap(self, centres: np.ndarray, half: np.ndarray) -> np.ndarray:
+        return self.source.boxes_overlap(centres, half)
+
+
+def test_two_agent_sizes_the_large_one_never_enters_a_passage_narrower_than_it(tmp_path: Path) -> None:
+    from navigation import NavAgent, NavMeshQuery
+    from npc_ai.levels import scene_navmeshes
+
+    path = tmp_path / "doors.toml"
+    path.write_text(DOORS_SCENE)
+    with World(load_scene(path)) as world:
+        meshes = scene_navmeshes(world, cache_dir=tmp_path / "cache")
+        assert list(meshes) == ["default", "large"]
+        assert meshes["large"].meta["agent_size"] == {"name": "large", "radius": 0.7, "height": 2.0}
+        default, _ = scene_navmesh(world, cache_dir=tmp_path / "cache")  # the "default" size's cache entry
+        assert default.meta["content_hash"] == meshes["default"].meta["content_hash"]
+        assert (default.vertices == meshes["default"].vertices).all()
+    small_q, large_q = NavMeshQuery(meshes["default"]), NavMeshQuery(meshes["large"])
+    covered = shapely.union_all(
+        [Polygon(meshes["large"].polygon_xy(p)) for p in range(meshes["large"].polygon_count)]
+    )
+    assert covered.intersection(NARROW_DOOR).area == 0.0  # no polygon of the large mesh in the narrow door
+    a, b = (-5.0, 5.0, 0.0), (5.0, 5.0, 0.0)
+    small, large = small_q.find_path(a, b), large_q.find_path(a, b)
+    assert small.ok and shapely.LineString(small.points[:, :2]).intersects(NARROW_DOOR)  # through the door
+    assert large.ok and not shapely.LineString(large.points[:, :2]).intersects(
+        NARROW_DOOR
+    )  # round by the wide gap
+    assert large.length > small.length + 0.5  # the detour: 10.68 m against 10.03 m
+    agent = NavAgent(large_q, a)  # and a large agent walking it stays out of the door the whole way
+    agent.set_destination(b)
+    for _ in range(2000):
+        agent.update(1 / 60)
+        assert not NARROW_DOOR.contains(shapely.Point(agent.next_position[:2]))
+    assert np.hypot(*(agent.next_position[:2] - np.array(b[:2]))) < 0.5
+
+
+def test_sizes_of_one_height_share_the_ray_sampling(tmp_path: Path) -> None:
+    from navigation import bake_from_rays
+    from navigation.sizes import AgentSize, bake_sizes
+
+    path = tmp_path / "doors.toml"
+    path.write_text(DOORS_SCENE)
+    with World(load_scene(path)) as world:
+        base = bake_settings(world.scene.navmesh)
+        one = _Counting(StaticLevel(world))
+        bake_from_rays(one, base)
+        two = _Counting(StaticLevel(world))
+        meshes = bake_sizes(two, [AgentSize("a", 0.3, 2.0), AgentSize("b", 0.7, 2.0)], base)
+        three = _Counting(StaticLevel(world))
+        bake_sizes(three, [AgentSize("a", 0.3, 2.0), AgentSize("tall", 0.3, 2.5)], base)
+    assert two.rays == one.rays  # two radii, one sampling
+    assert three.rays > one.rays  # a second height samples again
+    assert meshes["b"].total_area < meshes["a"].total_area
