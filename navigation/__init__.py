@@ -26,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "CrowdError": "navigation.errors",
     "DynamicNavMesh": "navigation.dynamic",
     "GridMap": "navigation.movingai",
+    "LinkedPath": "navigation.links",
+    "LinkedQuery": "navigation.links",
     "Heightfield": "navigation.heightfield",
     "MapFormatError": "navigation.errors",
     "NavAgent": "navigation.agent",
@@ -35,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "NavSettingsError": "navigation.errors",
     "NavigationError": "navigation.errors",
     "NearestPoint": "navigation.query",
+    "OffMeshLink": "navigation.links",
     "PathResult": "navigation.query",
     "QueryFilter": "navigation.filters",
     "QueryReason": "navigation.query",
@@ -62,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "content_hash": "navigation.cache",
     "corridor_portals": "navigation.funnel",
     "drop_collinear": "navigation.funnel",
+    "find_links": "navigation.links",
     "grid_free_geometry": "navigation.grid_bake",
     "mark_areas": "navigation.areas",
     "parse_map": "navigation.movingai",
@@ -92,6 +96,8 @@ __all__ = [
     "DynamicNavMesh",
     "GridMap",
     "Heightfield",
+    "LinkedPath",
+    "LinkedQuery",
     "MapFormatError",
     "NavAgent",
     "NavMesh",
@@ -100,6 +106,7 @@ __all__ = [
     "NavSettingsError",
     "NavigationError",
     "NearestPoint",
+    "OffMeshLink",
     "PathResult",
     "QueryFilter",
     "QueryReason",
@@ -127,6 +134,7 @@ __all__ = [
     "content_hash",
     "corridor_portals",
     "drop_collinear",
+    "find_links",
     "grid_free_geometry",
     "mark_areas",
     "parse_map",
@@ -182,6 +190,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
     )
     from navigation.grid_bake import bake_geometry, bake_grid, bake_polygons, grid_free_geometry
     from navigation.heightfield import Heightfield, sample_heightfield
+    from navigation.links import LinkedPath, LinkedQuery, OffMeshLink, find_links
     from navigation.movingai import GridMap, Scenario, parse_map, parse_scenarios, read_map, read_scenarios
     from navigation.navmesh import FLAG_ISLAND, NavMesh, build_navmesh
     from navigation.plot import plot_navmesh

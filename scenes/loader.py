@@ -17,12 +17,14 @@ from typing import Any
 from scenes._bullet import DATA_PATH
 from scenes.errors import SceneError
 from scenes.model import (
+    LINK_KINDS,
     AgentSizeSpec,
     ArchetypeTable,
     Area,
     Asset,
     Box,
     Floor,
+    Link,
     NavmeshSpec,
     NpcSpawn,
     Platform,
@@ -280,6 +282,26 @@ def _simple_polygon(corners: tuple[tuple[float, float], ...]) -> bool:
     return True
 
 
+def _link(r: _Reader, t: Mapping[str, Any], key: str) -> Link:
+    allowed = {"start", "end", "bidirectional", "width", "cost", "kind", "name"}
+    _check_keys(r, t, key, allowed, {"start", "end"})
+    start, end = r.vec3(t["start"], f"{key}.start"), r.vec3(t["end"], f"{key}.end")
+    if start == end:
+        raise r.fail(f"{key}.end", "must differ from start")
+    kind = _opt(t, "kind", r.string, key, "jump")
+    if kind not in LINK_KINDS:
+        raise r.fail(f"{key}.kind", f"must be one of {', '.join(LINK_KINDS)}, got {kind!r}")
+    return Link(
+        start=start,
+        end=end,
+        bidirectional=_opt(t, "bidirectional", r.boolean, key, False),
+        width=_opt(t, "width", lambda v, k: r.number(v, k, low=0.0), key, 0.0),
+        cost=_opt(t, "cost", lambda v, k: r.number(v, k, low=0.0), key, None),
+        kind=kind,
+        name=_opt(t, "name", r.string, key, ""),
+    )
+
+
 def _agent_size(r: _Reader, t: Mapping[str, Any], key: str) -> AgentSizeSpec:
     _check_keys(r, t, key, {"name", "agent_radius", "agent_height"}, {"name"})
     name = r.string(t["name"], f"{key}.name")
@@ -389,6 +411,7 @@ _TOP_KEYS = {
     "archetype",
     "area",
     "agent_size",
+    "link",
 }
 MAX_AREA_TYPES = 63  # the navmesh's area ids 1..63
 
@@ -461,6 +484,7 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         else NavmeshSpec(),
         areas=_areas(r, doc),
         agent_sizes=_agent_sizes(r, doc),
+        links=_array(r, doc, "link", _link),
         archetypes=archetypes,
         source=source,
     )

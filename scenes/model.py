@@ -135,6 +135,29 @@ class Area:
     top: float = math.inf
 
 
+LINK_KINDS = ("jump", "drop", "climb", "door")
+
+
+@dataclass(frozen=True)
+class Link:
+    """An off-mesh link (`[[link]]`): a jump, drop, climb or door between two navmesh points
+    (`navigation.links.OffMeshLink`; `npc_ai.levels.scene_links`).
+
+    Attributes:
+        start, end: its ends [m]. bidirectional: crossed both ways. width: [m, >= 0].
+        cost: crossing cost in metres of walking [>= 0]; None: the straight distance.
+        kind: one of LINK_KINDS. name: a label.
+    """
+
+    start: Vec3
+    end: Vec3
+    bidirectional: bool = False
+    width: float = 0.0
+    cost: float | None = None
+    kind: str = "jump"
+    name: str = ""
+
+
 @dataclass(frozen=True)
 class AgentSizeSpec:
     """An extra agent size (`[[agent_size]]`): the level gets a navmesh of its own for agents this size
@@ -235,6 +258,7 @@ class Scene:
     navmesh: NavmeshSpec = field(default_factory=NavmeshSpec)
     areas: tuple[Area, ...] = ()
     agent_sizes: tuple[AgentSizeSpec, ...] = ()
+    links: tuple[Link, ...] = ()
     gravity: float = -9.81
     archetypes: tuple[ArchetypeTable, ...] = ()
     source: str = ""

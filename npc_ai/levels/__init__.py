@@ -3,6 +3,7 @@
 - `load_level`: a built-in scene, a `.toml` scene file or a MovingAI `.map` grid, as a `Scene`.
 - `scene_from_grid` / `scene_from_map_file`: MovingAI grids as scenes (walls on a floor).
 - `scene_navmesh`: bake (or load from the cache) the navmesh of a world's scene.
+- `scene_links`: the scene's `[[link]]` off-mesh links, for `navigation.LinkedQuery`.
 - `scene_navmeshes` / `agent_sizes`: one navmesh per agent size of the scene (`[[agent_size]]`), baked
   together.
 - `BodyObstacles`: PyBullet bodies (crates physics pushes) tracked as obstacles of a dynamic navmesh.
@@ -28,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "scene_from_grid": "npc_ai.levels.grid_maps",
     "scene_from_map_file": "npc_ai.levels.grid_maps",
     "scene_navmesh": "npc_ai.levels.navmesh",
+    "scene_links": "npc_ai.levels.navmesh",
     "scene_navmeshes": "npc_ai.levels.navmesh",
 }
 
@@ -41,6 +43,7 @@ __all__ = [
     "load_level",
     "scene_from_grid",
     "scene_from_map_file",
+    "scene_links",
     "scene_navmesh",
     "scene_navmeshes",
 ]
@@ -57,6 +60,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
         agent_sizes,
         bake_settings,
         default_cache_dir,
+        scene_links,
         scene_navmesh,
         scene_navmeshes,
     )

@@ -20,6 +20,7 @@ import numpy as np
 
 from navigation.areas import AreaVolume, mark_areas
 from navigation.cache import cached_bake
+from navigation.links import OffMeshLink
 from navigation.navmesh import NavMesh
 from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
@@ -307,3 +308,19 @@ def scene_navmeshes_from(
     """Bake `sizes` of `world`'s level (no cache) with the scene's areas marked."""
     meshes = bake_sizes(StaticLevel(world), sizes, base, progress=progress)
     return {name: scene_areas(mesh, world.scene) for name, mesh in meshes.items()}
+
+
+def scene_links(scene: Scene) -> tuple[OffMeshLink, ...]:
+    """The scene's `[[link]]` tables as `navigation.OffMeshLink`s (for `navigation.LinkedQuery`)."""
+    return tuple(
+        OffMeshLink(
+            link.start,
+            link.end,
+            bidirectional=link.bidirectional,
+            width=link.width,
+            cost=link.cost,
+            kind=link.kind,
+            name=link.name,
+        )
+        for link in scene.links
+    )

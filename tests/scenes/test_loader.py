@@ -334,3 +334,38 @@ def test_agent_size_tables_keep_their_names_and_unset_sizes() -> None:
 def test_bad_agent_size_tables_name_the_key(text: str, message: str) -> None:
     with pytest.raises(SceneError, match=message):
         parse_scene(MINIMAL + text, source="bad.toml")
+
+
+def test_link_tables_keep_every_key() -> None:
+    text = MINIMAL + "[[link]]\nstart = [0, 0, 1]\nend = [2, 0, 0]\n"
+    text += "[[link]]\nstart = [5, 0, 0]\nend = [7, 0, 0]\nbidirectional = true\n"
+    text += 'width = 1.5\ncost = 4\nkind = "door"\n'
+    a, b = parse_scene(text).links
+    assert (a.start, a.end, a.bidirectional, a.width, a.cost, a.kind) == (
+        (0, 0, 1),
+        (2, 0, 0),
+        False,
+        0.0,
+        None,
+        "jump",
+    )
+    assert (b.bidirectional, b.width, b.cost, b.kind) == (True, 1.5, 4.0, "door")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[[link]]\nstart = [0, 0, 0]\nend = [0, 0, 0]\n", r"link\[0\]\.end: must differ from start"),
+        (
+            '[[link]]\nstart = [0, 0, 0]\nend = [1, 0, 0]\nkind = "warp"\n',
+            r"link\[0\]\.kind: must be one of jump",
+        ),
+        ("[[link]]\nstart = [0, 0]\nend = [1, 0, 0]\n", r"link\[0\]\.start: must be a list of 3 numbers"),
+        ("[[link]]\nstart = [0, 0, 0]\nend = [1, 0, 0]\ncost = -2\n", r"link\[0\]\.cost: must be at least 0"),
+        ("[[link]]\nstart = [0, 0, 0]\nend = [1, 0, 0]\nbidirectional = 1\n", r"link\[0\]\.bidirectional"),
+        ("[[link]]\nstart = [0, 0, 0]\n", r"link\[0\]"),
+    ],
+)
+def test_bad_link_tables_name_the_key(text: str, message: str) -> None:
+    with pytest.raises(SceneError, match=message):
+        parse_scene(MINIMAL + text, source="bad.toml")
