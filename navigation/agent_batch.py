@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -110,6 +110,11 @@ class AgentBatch:
         self.corridor_len = np.zeros(n, dtype=np.int64)
         self.poly_id = np.full(n, UNKNOWN, dtype=np.int64)
         self.repaths = np.zeros(n, dtype=np.int64)
+        self.beyond = np.zeros(n)  # path length after each path's end [m]: the rest of a plan over links
+        self.planner: Callable[[int, np.ndarray, np.ndarray], PathResult] | None = None
+        """When set, plans row i's path from a start to a goal [m] instead of `query.find_path`: a planner
+        over off-mesh links returns the walk to the next link's start (and sets `beyond`). Paths it plans
+        are never end-moved by `set_destination`: a moved target re-plans."""
 
     # -- state ---------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -155,6 +160,8 @@ class AgentBatch:
             self.has_path,
             out,
         )
+        if self.planner is not None:  # the rest of a plan over links, after this path's end
+            out += np.where(self.has_path[r], self.beyond[r], 0.0)
         return out
 
     @property
@@ -181,7 +188,7 @@ class AgentBatch:
             self._settings[i],
             target,
             old,
-            self._paths[i],
+            self._paths[i] if self.planner is None else None,
             int(self.corner[i]),
             self.next_position[i].copy(),
             int(self.poly[i]),
@@ -201,6 +208,7 @@ class AgentBatch:
         self.has_path[r], self.path_len[r], self.corridor_len[r], self.corridors[r] = False, 0, 0, -1
         self.destination[r], self.has_destination[r] = np.nan, False
         self.corner[r], self.poly[r] = 1, 0
+        self.beyond[r] = 0.0
 
     def warp(self, i: int, position: object) -> bool:
         """Teleport agent `i` to `position` [m] (snapped onto the mesh), zero its velocity, re-plan to its
@@ -401,7 +409,8 @@ class AgentBatch:
 
     # -- paths ---------------------------------------------------------------------------------------
     def _replan(self, i: int) -> PathResult:
-        path = self.query.find_path(self.next_position[i].copy(), self.destination[i].copy())
+        start, goal = self.next_position[i].copy(), self.destination[i].copy()
+        path = self.query.find_path(start, goal) if self.planner is None else self.planner(i, start, goal)
         self._set_path(i, path)
         self.corner[i], self.poly[i] = 1, 0
         self.repaths[i] += 1

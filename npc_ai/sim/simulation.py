@@ -38,10 +38,12 @@ from npc_ai.behaviour.timers import SightTimers
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
-from npc_ai.levels.navmesh import bake_settings, scene_navmesh
+from npc_ai.levels.navmesh import bake_settings, scene_links, scene_navmesh
 from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.crowd import feed_crowd
+from npc_ai.sim.embedding import check_injection
+from npc_ai.sim.links import LinkHandler, LinkTraversals
 from npc_ai.sim.player import Player, PlayerController, PlayerSettings
 from npc_ai.sim.shots import fire_shots, npc_shot
 from npc_ai.sim.spawning import spread_spawns, stream, unique_names
@@ -136,6 +138,7 @@ class Simulation:
         player_controller: your own player (see `npc_ai.sim.player.PlayerController`): a callable
             `(player, time, watchers) -> None` called every tick to steer the player instead of its mode.
             Needs `settings.player` (speeds, aim height, footsteps) to be set.
+        link_handler: takes over every crossing of the scene's `[[link]]`s (`npc_ai.sim.links`).
     Raises:
         SimulationError: both `world` and `client`, a `world` of another scene, a `seed`, `gui` or
             `settings.world` that contradicts the injected world, a controller without a player, or a
@@ -153,10 +156,11 @@ class Simulation:
         world: World | None = None,
         client: Any = None,
         player_controller: PlayerController | None = None,
+        link_handler: LinkHandler | None = None,
     ) -> None:
         self.scene = scene
         self.settings = settings if settings is not None else SimulationSettings()
-        self.player_controller = player_controller
+        self.player_controller, self._link_handler = player_controller, link_handler
         if player_controller is not None:
             if self.settings.player is None:
                 raise SimulationError("a player_controller needs a player: settings.player must not be None")
@@ -165,7 +169,7 @@ class Simulation:
                     "player_controller must be callable as (player, time, watchers), "
                     f"got {type(player_controller).__name__}"
                 )
-        _check_injection(world, client, scene, seed, gui, self.settings)
+        check_injection(world, client, scene, seed, gui, self.settings)
         self._owns_world = world is None
         if world is None:
             seed = 0 if seed is None else seed
@@ -279,6 +283,8 @@ class Simulation:
                 controller=self.player_controller,
             )
         self._bodies = {npc.body: npc for npc in self.npcs}
+        links = scene_links(scene) if scene.links else ()
+        self.links = LinkTraversals(self, links, self._link_handler) if links else None
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)
         self.perception = Perception(world, period_ticks=max(period, default=1))
@@ -345,6 +351,8 @@ class Simulation:
             feed_crowd(crowd, self.behaviour.state, self.world, body, feet, self._player_radius)
         if self.locomotion.kinematic and player is not None:  # kinematic bodies keep out of the player
             self.locomotion.solid = (player.position[None, :2].copy(), np.array([self._player_radius]))
+        if self.links is not None:  # NPCs at a link's start begin crossing it
+            self.links.before()
         self.locomotion.before_physics(dt)
         if self.player is not None:
             self.player.before_physics(dt)
@@ -354,6 +362,8 @@ class Simulation:
         self.locomotion.after_physics()
         if self.player is not None:
             self.player.after_physics()
+        if self.links is not None:  # bodies crossing links go where the crossing puts them
+            self.links.after(dt)
         t5 = clock()
         self._flush()
         if self.settings.trail_every and self.world.tick % self.settings.trail_every == 0:
@@ -560,36 +570,6 @@ class Simulation:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _check_injection(
-    world: World | None, client: Any, scene: Scene, seed: int | None, gui: bool, s: SimulationSettings
-) -> None:
-    """Reject an injected world or client that contradicts the other arguments."""
-    if client is not None and gui:
-        raise SimulationError("gui=True opens a new client; with an injected client, open it in GUI mode")
-    if world is None:
-        return
-    if client is not None:
-        raise SimulationError("pass either world= or client=, not both (a world already has its client)")
-    if not isinstance(world, World):
-        raise SimulationError(f"world must be a scenes.World, got {type(world).__name__}")
-    if world.scene is not scene and world.scene != scene:
-        raise SimulationError(
-            f"the injected world holds scene {world.scene.name!r}, not {scene.name!r}: "
-            "build the world from this scene"
-        )
-    if seed is not None and seed != world.seed:
-        raise SimulationError(
-            f"seed {seed} contradicts the injected world's seed {world.seed}; "
-            "leave seed out to use the world's"
-        )
-    if gui:
-        raise SimulationError("gui=True cannot apply to an injected world; build the world with gui=True")
-    if s.world != WorldSettings() and s.world != world.settings:
-        raise SimulationError(
-            "settings.world contradicts the injected world's settings; set them on the World instead"
-        )
 
 
 def _short(v: Any) -> str:
