@@ -1,7 +1,11 @@
 """MovingAI grid benchmark files: `.map` grids and `.map.scen` scenario lists (Sturtevant 2012).
 
-A map cell (x, y) is the unit square [x, x+1] x [y, y+1] (x = column, y = row, row 0 first). Only `.`
-and `G` are walkable; every other character and the outside of the map are blocked.
+A map cell (x, y) is the unit square [x, x+1] x [y, y+1] (x = column, y = row, row 0 first).
+
+Terrain, as the format defines it (movingai.com/benchmarks/formats.html): `.` and `G` are passable terrain,
+`S` is swamp, passable from regular terrain, so it is walkable here; `T` (trees) is impassable, `@` and `O`
+are out of bounds, and `W` is water, "traversable, but not passable from terrain": no walker on land can
+enter it, so it is blocked. The outside of the map is blocked too.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import numpy as np
 
 from navigation.errors import MapFormatError
 
-WALKABLE_CHARS = frozenset(".G")
+WALKABLE_CHARS = frozenset(".GS")
 _KNOWN_CHARS = frozenset(".G@OTSW")
 
 

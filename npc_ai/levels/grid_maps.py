@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from navigation.movingai import GridMap, read_map
+from navigation.movingai import WALKABLE_CHARS, GridMap, read_map
 from npc_ai.errors import LevelError
 from scenes.model import Box, Floor, NavmeshSpec, NpcSpawn, PlayerSpawn, Scene
 
@@ -54,7 +54,7 @@ def scene_from_grid(
         )
     free = np.argwhere(~grid.blocked)  # (k, 2) rows of (y, x)
     if free.size == 0:
-        raise LevelError(f"{source or grid.name}: the map has no walkable cell ('.' or 'G')")
+        raise LevelError(f"{source or grid.name}: the map has no walkable cell ('.', 'G' or 'S')")
     boxes = tuple(
         Box(
             center=((x0 + x1) / 2 * cell_size, (y0 + y1) / 2 * cell_size, wall_height / 2),
@@ -93,5 +93,7 @@ def scene_from_map_file(path: str | Path, *, cell_size: float = 1.0) -> Scene:
     p = Path(path)
     grid = read_map(p)
     scene = scene_from_grid(grid, cell_size=cell_size, source=str(p))
-    digest = hashlib.sha256(p.read_bytes() + f"cell={cell_size}".encode()).hexdigest()
+    # the walkable characters are part of the key: the same file parsed another way is another scene
+    walkable = "".join(sorted(WALKABLE_CHARS))
+    digest = hashlib.sha256(p.read_bytes() + f"cell={cell_size};walkable={walkable}".encode()).hexdigest()
     return replace(scene, content_hash=digest)

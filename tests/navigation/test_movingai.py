@@ -7,7 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from navigation.errors import MapFormatError
+from navigation.grid_bake import bake_grid
 from navigation.movingai import parse_map, parse_scenarios
+from navigation.query import NavMeshQuery
 
 
 @pytest.mark.parametrize(
@@ -41,3 +43,20 @@ def test_bad_scenarios() -> None:
         parse_scenarios("version 1\n0\tm.map\t1\t1\t0\t0\t0\n")
     with pytest.raises(MapFormatError, match="non-numeric"):
         parse_scenarios("version 1\n0\tm.map\t1\t1\ta\t0\t0\t0\t1.0\n")
+
+
+def test_swamp_is_walkable_and_trees_water_and_out_of_bounds_are_not() -> None:
+    # the format: '.' 'G' passable, 'S' swamp passable from regular terrain, 'T' trees impassable,
+    # '@' 'O' out of bounds, 'W' water not passable from terrain
+    grid = parse_map("type octile\nheight 1\nwidth 7\nmap\n.GSTW@O\n")
+    assert grid.blocked[0].tolist() == [False, False, False, True, True, True, True]
+
+
+@pytest.mark.parametrize("middle, status, length", [("S", "success", 4.0), ("W", "partial", 1.5)])
+def test_only_a_swamp_cell_joins_two_rooms(middle: str, status: str, length: float) -> None:
+    # two 2x3 rooms, the wall between them open at one cell: swamp joins them, water does not
+    text = f"type octile\nheight 3\nwidth 5\nmap\n..@..\n..{middle}..\n..@..\n"
+    query = NavMeshQuery(bake_grid(parse_map(text)))
+    path = query.find_path((0.5, 1.5), (4.5, 1.5))
+    assert path.status.value == status
+    assert path.length == pytest.approx(length, abs=1e-9)
