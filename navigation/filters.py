@@ -393,7 +393,7 @@ def filtered_path(
         return PathResult(
             QueryStatus.INVALID, (), np.zeros((0, 3)), QueryReason.START_OFF_MESH, cost=math.inf
         )
-    path = sub._paths.find(s, g, query.height_tolerance, budget)
+    path = sub._paths.find(*s, *g, query.height_tolerance, budget)
     ids = allowed.ids
     if path.status is QueryStatus.INVALID:
         return PathResult(path.status, (), path.points, path.reason, cost=math.inf)

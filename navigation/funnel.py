@@ -204,22 +204,31 @@ def drop_collinear(
 def _kept_points(p: np.ndarray, horizontal: float, other: float) -> np.ndarray:
     """Indices of the points of the polyline `p` (k, d) that `drop_collinear` keeps."""
     keep = np.arange(p.shape[0])
-    n = keep.shape[0]
+    n = drop_collinear_rows(p.copy(), keep, p.shape[0], horizontal, other)
+    return keep[:n]
+
+
+@njit(cache=True)
+def drop_collinear_rows(p: np.ndarray, ids: np.ndarray, n: int, horizontal: float, other: float) -> int:
+    """`drop_collinear` in place: the first n rows of `p` (k, d) and of `ids` (k,) (anything carried
+    along, such as vertex ids) are compacted to the rows kept, in order; returns how many (no allocation:
+    `paths.find_path` runs it on its output rows)."""
     changed = n > 2
     while changed:  # dropping a point changes its neighbours' neighbours: repeat until nothing drops
         changed = False
-        out = np.empty(n, dtype=np.int64)
-        out[0] = keep[0]
-        m = 1
+        m = 1  # rows before m are kept; row j + 1 is not yet moved (m <= j), so reading it is safe
         for j in range(1, n - 1):
-            if _on_segment(p[keep[j]], p[out[m - 1]], p[keep[j + 1]], horizontal, other):
+            if _on_segment(p[j], p[m - 1], p[j + 1], horizontal, other):
                 changed = True
                 continue
-            out[m] = keep[j]
+            if m != j:
+                p[m] = p[j]
+                ids[m] = ids[j]
             m += 1
-        out[m] = keep[n - 1]
-        keep, n = out[: m + 1], m + 1
-    return keep
+        p[m] = p[n - 1]
+        ids[m] = ids[n - 1]
+        n = m + 1
+    return n
 
 
 @njit(cache=True)

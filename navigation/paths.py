@@ -23,9 +23,9 @@ from numba import njit
 from navigation.funnel import (
     COLLINEAR_TOLERANCE,
     HORIZONTAL_TOLERANCE,
-    _kept_points,
     corridor_portals,
     drop_collinear,
+    drop_collinear_rows,
     lift_path,
     string_pull_indexed,
 )
@@ -38,15 +38,14 @@ from navigation.polyanya import (
     SearchScratch,
     search,
     search_mesh,
-    work_rows,
 )
-from navigation.results import PathResult, QueryReason, QueryStatus
+from navigation.results import PathResult, QueryReason, QueryStatus, found_path
 
 if TYPE_CHECKING:
     from navigation.query import NavMeshQuery
 
 # compiled into `find_path`: `polyanya.search`, `mesh_kernels.polygons_at` (and the `agent_kernels.inside`
-# it calls, with `arguments.COORDINATE_LIMIT`) and `funnel._kept_points`
+# it calls, with `arguments.COORDINATE_LIMIT`) and `funnel.drop_collinear_rows`
 forget_stale_kernels(
     __file__,
     (
@@ -144,8 +143,8 @@ class PathFinder:
     """The path half of a `NavMeshQuery`: the search's flat mesh arrays and reusable scratch, made once.
 
     The compiled call reads everything from two flat buffers (ints and floats: the mesh, the bucket grid,
-    the scratch) cut by a `layout` of boundaries, and writes the path into output buffers: a handful of
-    arguments instead of thirty, because every argument costs on each call.
+    the scratch, then the output rows and the search's work rows at their ends) cut by a `layout` of
+    boundaries: a handful of arguments instead of thirty, because every argument costs on each call.
 
     Args:
         query: the query whose mesh, point lookup (bucket grid) and height tolerance the paths use.
@@ -165,57 +164,85 @@ class PathFinder:
             np.zeros(2 * n, np.int64),
         ]  # fmt: skip
         floats = [m.xy, query._edges, mesh.planes, np.zeros(m.vertex_flags.shape[0]), np.zeros(n), consts]
-        self._ints, ibounds = _pack(ints, np.int64)
-        self._floats, fbounds = _pack(floats, np.float64)
-        shape = [n, query._edges.shape[2], m.xy.shape[0], m.vertex_flags.shape[0], m.max_corners]
-        self._layout = np.array([*ibounds, *fbounds, *shape], dtype=np.int64)
-        iv, fv = _views(self._ints, ibounds), _views(self._floats, fbounds)
-        # the search's arrays and scratch as views of the buffers, for the calls made from Python
-        self.arrays = m._replace(
-            offsets=iv[0], vertex=iv[1], across=iv[2], back=iv[3], vertex_flags=iv[4], xy=fv[0].reshape(-1, 2)
-        )
-        self._stamps = iv[11]  # the stamp counter, the work rows the largest search needed
-        self._work = work_rows(256)  # nodes, roots, open list: grown to what the largest search needed
-        self._scratch = (fv[3], iv[9], iv[10].reshape(2, n), iv[11])  # root_g, root_stamp, marks, stamps
+        self._ints, self._ibounds = _pack(ints, np.int64)
+        self._floats, self._fbounds = _pack(floats, np.float64)
+        self._shape = [n, query._edges.shape[2], m.xy.shape[0], m.vertex_flags.shape[0], m.max_corners]
+        self._mesh_arrays = m
         self._flat = query._flat
-        self._grow(64, n + 8)
+        self._resize(64, n + 8, 256)
         self._graph: nx.Graph | None = None
         self._centroids = mesh.centroids()
         self.fallbacks = 0  # paths that came from the approximate fallback (the node budget ran out)
 
-    def _grow(self, points: int, corridor: int) -> None:
-        """Output buffers for paths of up to `points` turning points and `corridor` polygons."""
-        self._out_pts = np.empty((points, 3))
-        self._out_ints = np.empty(points + corridor, dtype=np.int64)  # vertex ids, then the corridor
+    def _resize(self, points: int, corridor: int, rows: int) -> None:
+        """Output rows for paths of up to `points` turning points and `corridor` polygons, and `rows` work
+        rows (nodes, roots, open list) for the search, at the ends of the buffers; what comes before them
+        (the mesh, and the scratch whose stamps carry over from search to search) is kept."""
+        ib, fb = self._ibounds, self._fbounds
+        self._ints = np.concatenate(
+            [self._ints[: ib[-1]], np.zeros(points + corridor + 9 * rows, dtype=np.int64)]
+        )
+        self._floats = np.concatenate([self._floats[: fb[-1]], np.zeros(3 * points + 9 * rows)])
+        ends_i = [ib[-1] + points + corridor, ib[-1] + points + corridor + 9 * rows]
+        ends_f = [fb[-1] + 3 * points, fb[-1] + 3 * points + 9 * rows]
+        self._layout = np.array([*ib, *ends_i, *fb, *ends_f, *self._shape, points], dtype=np.int64)
+        iv, fv = _views(self._ints, [*ib, *ends_i]), _views(self._floats, [*fb, *ends_f])
+        n = self._shape[0]
+        # the search's arrays and scratch as views of the buffers, for the calls made from Python
+        self.arrays = self._mesh_arrays._replace(
+            offsets=iv[0], vertex=iv[1], across=iv[2], back=iv[3], vertex_flags=iv[4], xy=fv[0].reshape(-1, 2)
+        )
+        self._stamps = iv[11]  # the stamp counter, the work rows the largest search needed
+        self._scratch = (fv[3], iv[9], iv[10].reshape(2, n), iv[11])  # root_g, root_stamp, marks, stamps
+        self._out_pts = fv[6].reshape(points, 3)
+        self._out_ints = iv[13]  # vertex ids, then the corridor
+        self._cap = points
+        self._work = (fv[7].reshape(rows, 9), iv[14].reshape(rows, 9))
 
     def warm_up(self) -> None:
         """Run the compiled call once (a start off the mesh: no search), so that no query pays for
         compiling or loading it."""
-        far = float(self._floats[-6]) - 1e3
-        self.find((far, far, math.nan), (far, far, math.nan), 1.0, 1)
+        far = float(self._floats[self._fbounds[-2]]) - 1e3  # the bucket grid's origin, and far from it
+        self.find(far, far, math.nan, far, far, math.nan, 1.0, 1)
 
     def find(
-        self, s: tuple[float, float, float], g: tuple[float, float, float], tolerance: float, budget: int
+        self, sx: float, sy: float, sz: float, gx: float, gy: float, gz: float, tolerance: float, budget: int
     ) -> PathResult:
-        """The path from s to g [m] (z NaN: any height), points within `tolerance` [m] of a polygon's
-        height, at most `budget` search nodes (see `NavMeshQuery.find_path`)."""
-        while True:
-            pts, ints = self._out_pts, self._out_ints
-            work_f, work_i = self._work
-            code, k, m = _FIND_PATH(
-                self._ints, self._floats, self._layout, work_f, work_i, pts, ints, s[0], s[1], s[2], g[0],
-                g[1], g[2], tolerance, budget,
-            )  # fmt: skip
-            if self._stamps[1] > work_f.shape[0]:  # the search grew its work rows: keep that many
-                self._work = work_rows(int(self._stamps[1]))
-            cap = pts.shape[0]
-            if k <= cap and m <= ints.shape[0] - cap:
-                break
-            self._grow(2 * max(k, cap), 2 * max(m, ints.shape[0] - cap))  # a long path: room, then again
+        """The path from (sx, sy, sz) to (gx, gy, gz) [m] (z NaN: any height), points within `tolerance` [m]
+        of a polygon's height, at most `budget` search nodes (see `NavMeshQuery.find_path`)."""
+        code, k, m, grow = _FIND_PATH(
+            self._ints, self._floats, self._layout, sx, sy, sz, gx, gy, gz, tolerance, budget
+        )
+        if grow == 0 and code == FOUND and self._flat:  # the common case: the points are final
+            cap = self._cap
+            return found_path(tuple(self._out_ints[cap : cap + m].tolist()), self._out_pts[:k].copy())
+        return self._other(code, k, m, grow, (sx, sy, sz), (gx, gy, gz), tolerance, budget)
+
+    def _other(
+        self, code: int, k: int, m: int, grow: int, s: tuple[float, float, float],
+        g: tuple[float, float, float], tolerance: float, budget: int,
+    ) -> PathResult:  # fmt: skip
+        """`find` past its common case: buffers to grow (then the call again, if the path did not fit), a
+        path to lift onto a sloped or multi-level mesh, a start off the mesh, the rare cases."""
+        if grow:
+            cap, room = self._cap, self._out_ints.shape[0] - self._cap
+            fits = k <= cap and m <= room
+            result = self._found(code, k, m, s, g, tolerance, budget) if fits else None
+            rows = max(int(self._stamps[1]), self._work[0].shape[0])  # what the largest search needed
+            self._resize(2 * max(k, cap) if not fits else cap, 2 * max(m, room) if not fits else room, rows)
+            return result if result is not None else self.find(*s, *g, tolerance, budget)
+        return self._found(code, k, m, s, g, tolerance, budget)
+
+    def _found(
+        self, code: int, k: int, m: int, s: tuple[float, float, float], g: tuple[float, float, float],
+        tolerance: float, budget: int,
+    ) -> PathResult:  # fmt: skip
         if code == FOUND:
-            corridor = ints[cap : cap + m].tolist()
-            if self._flat:  # the points are final
-                return PathResult(QueryStatus.SUCCESS, tuple(corridor), pts[:k].copy())
+            cap = self._cap
+            corridor = self._out_ints[cap : cap + m].tolist()
+            if self._flat:
+                return found_path(tuple(corridor), self._out_pts[:k].copy())
+            pts, ints = self._out_pts, self._out_ints
             return self._finish(QueryStatus.SUCCESS, QueryReason.NONE, pts[:k], ints[:k], corridor)
         if code == OFF_MESH:
             return PathResult(QueryStatus.INVALID, (), _NO_POINTS, QueryReason.START_OFF_MESH)
@@ -248,8 +275,8 @@ class PathFinder:
                 np.array(reach, dtype=np.int64), len(reach), budget, a.max_corners,
             )  # fmt: skip
             code, _, _, xy, vid, corridor = found
-            if self._stamps[1] > self._work[0].shape[0]:
-                self._work = work_rows(int(self._stamps[1]))
+            if self._stamps[1] > self._work[0].shape[0]:  # the search grew its work rows: keep that many
+                self._resize(self._cap, self._out_ints.shape[0] - self._cap, int(self._stamps[1]))
             if code == FOUND:
                 pts = np.column_stack([xy, np.full(len(xy), math.nan)])
                 return self._finish(status, reason, pts, vid, corridor.tolist())
@@ -337,7 +364,7 @@ def _views(buffer: np.ndarray, bounds: list[int]) -> list[np.ndarray]:
     return [buffer[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-_NI, _NF = 14, 7  # boundaries of the int and float buffers in the layout: 13 and 6 parts
+_NI, _NF = 16, 9  # boundaries of the int and float buffers in the layout: 15 and 8 parts
 
 
 @njit(cache=True)
@@ -345,10 +372,6 @@ def find_path(
     ints: np.ndarray,
     floats: np.ndarray,
     layout: np.ndarray,
-    work_f: np.ndarray,
-    work_i: np.ndarray,
-    out_pts: np.ndarray,
-    out_ints: np.ndarray,
     sx: float,
     sy: float,
     sz: float,
@@ -357,24 +380,26 @@ def find_path(
     gz: float,
     tolerance: float,
     max_nodes: int,
-) -> tuple[int, int, int]:
+) -> tuple[int, int, int, int]:
     """`NavMeshQuery.find_path`'s common case in one compiled call, over a `PathFinder`'s buffers: the
     polygons under the start and the goal (`mesh_kernels.polygons_at` within `tolerance` [m] of their
     heights; z NaN: any height), the goal polygons on the start's islands, then `polyanya.search` (at most
-    `max_nodes` expansions). Returns (code, turning points k, corridor polygons m): FOUND, NO_PATH,
-    BUDGET_EXCEEDED as `search`, or OFF_MESH (the start is on no polygon) or UNREACHABLE (no goal polygon
-    shares an island with a start polygon). A found path is written when it fits: its points (k, 3) [m]
-    into `out_pts` (on a flat mesh at its height and without collinear interior points, as
-    `funnel.drop_collinear`; else z NaN, the caller lifts them), their vertex ids (-1: none) into the first
-    k of `out_ints`, the corridor after the first len(out_pts) of `out_ints`; a caller whose buffers are
-    too small calls again with larger ones."""
+    `max_nodes` expansions). Returns (code, turning points k, corridor polygons m, grow): code FOUND,
+    NO_PATH, BUDGET_EXCEEDED as `search`, or OFF_MESH (the start is on no polygon) or UNREACHABLE (no goal
+    polygon shares an island with a start polygon); grow 1 when the buffers are too small (the path did
+    not fit, or the search needed more work rows than the buffer holds: `stamps[1]` says how many), else
+    0. A found path is written when it fits: its points (k, 3) [m] into the output rows (on a flat mesh at
+    its height and without collinear interior points, as `funnel.drop_collinear`; else z NaN, the caller
+    lifts them), their vertex ids (-1: none) into the first k of the int output, the corridor after the
+    first `points` of it; a caller whose buffers are too small grows them and calls again."""
     ib, fb = layout[:_NI], layout[_NI : _NI + _NF]
-    shape = _NI + _NF  # then: polygons, edge slots per polygon, corners, vertices, most corners
-    n_poly, n_edge_slots, n_corners, max_k = (
+    shape = _NI + _NF  # then: polygons, edge slots per polygon, corners, vertices, most corners, points
+    n_poly, n_edge_slots, n_corners, max_k, cap = (
         layout[shape],
         layout[shape + 1],
         layout[shape + 2],
         layout[shape + 4],
+        layout[shape + 5],
     )
     offsets, cvid, across, back = (
         ints[ib[0] : ib[1]],
@@ -390,10 +415,15 @@ def find_path(
         ints[ib[11] : ib[12]],
     )
     found = ints[ib[12] : ib[13]].reshape((2, n_poly))
+    out_ints = ints[ib[13] : ib[14]]
+    rows = (ib[15] - ib[14]) // 9
+    work_i = ints[ib[14] : ib[15]].reshape((rows, 9))
     cxy = floats[fb[0] : fb[1]].reshape((n_corners, 2))
     edges = floats[fb[1] : fb[2]].reshape((6, n_poly, n_edge_slots))
     planes = floats[fb[2] : fb[3]].reshape((n_poly, 3))
     root_g, gaps, consts = floats[fb[3] : fb[4]], floats[fb[4] : fb[5]], floats[fb[5] : fb[6]]
+    out_pts = floats[fb[6] : fb[7]].reshape((cap, 3))
+    work_f = floats[fb[7] : fb[8]].reshape((rows, 9))
     origin_x, origin_y, size, eps, otol, flat_z = (
         consts[0],
         consts[1],
@@ -406,7 +436,7 @@ def find_path(
         grid, starts, items, origin_x, origin_y, size, edges, planes, sx, sy, sz, tolerance, found[0], gaps
     )
     if n_s == 0:
-        return OFF_MESH, 0, 0
+        return OFF_MESH, 0, 0, 0
     n_g = polygons_at(
         grid, starts, items, origin_x, origin_y, size, edges, planes, gx, gy, gz, tolerance, found[1], gaps
     )
@@ -419,7 +449,7 @@ def find_path(
                 n_r += 1
                 break
     if n_r == 0:
-        return UNREACHABLE, 0, 0
+        return UNREACHABLE, 0, 0, 0
     island = islands[found[1, 0]]
     m = 0
     for i in range(n_s):
@@ -430,28 +460,22 @@ def find_path(
         offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps,
         work_f, work_i, sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes, max_k,
     )  # fmt: skip
+    grow = 1 if stamps[1] > rows else 0
     if code != FOUND:
-        return code, 0, 0
-    k = xy.shape[0]
-    if not math.isnan(flat_z) and k > 2:
-        pts = np.empty((k, 3))
-        pts[:, :2] = xy
-        pts[:, 2] = flat_z
-        keep = _kept_points(pts, HORIZONTAL_TOLERANCE, COLLINEAR_TOLERANCE)
-        k = keep.shape[0]
-    else:
-        keep = np.arange(k)
-    cap = out_pts.shape[0]
-    if k > cap or corridor.shape[0] > out_ints.shape[0] - cap:
-        return code, k, corridor.shape[0]
+        return code, 0, 0, grow
+    k, m = xy.shape[0], corridor.shape[0]
+    if k > cap or m > out_ints.shape[0] - cap:
+        return code, k, m, 1
     for i in range(k):
-        out_pts[i, 0], out_pts[i, 1], out_pts[i, 2] = xy[keep[i], 0], xy[keep[i], 1], flat_z
-        out_ints[i] = vid[keep[i]]
-    out_ints[cap : cap + corridor.shape[0]] = corridor
-    return code, k, corridor.shape[0]
+        out_pts[i, 0], out_pts[i, 1], out_pts[i, 2] = xy[i, 0], xy[i, 1], flat_z
+        out_ints[i] = vid[i]
+    if not math.isnan(flat_z):
+        k = drop_collinear_rows(out_pts, out_ints, k, HORIZONTAL_TOLERANCE, COLLINEAR_TOLERANCE)
+    out_ints[cap : cap + m] = corridor
+    return code, k, m, grow
 
 
 # the kernels as plain callables: they take the argument tuples above spread out
 _Found = tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]
-_FIND_PATH: Callable[..., tuple[int, int, int]] = find_path
+_FIND_PATH: Callable[..., tuple[int, int, int, int]] = find_path
 _SEARCH: Callable[..., _Found] = search

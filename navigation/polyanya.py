@@ -125,6 +125,13 @@ def _len(dx: float, dy: float) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
+@njit(cache=True, inline="always")
+def _wrap(i: int, k: int) -> int:
+    """i mod k for 0 <= i < 2k: a corner index past a polygon's last wraps to its first (no division, which
+    costs more than the rest of a small search's step)."""
+    return i - k if i >= k else i
+
+
 # --- the kernel ------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
@@ -293,12 +300,10 @@ def search(
     ri_[0, 0], ri_[0, 1] = -1, -1
     n_roots = 1
     n_heap = 0
-    # successor pieces of one expansion: (root, edge offset t, u0, u1)
-    pr = np.empty(3 * max_k + 3, dtype=np.int64)
-    pt = np.empty(3 * max_k + 3, dtype=np.int64)
-    pu = np.empty((3 * max_k + 3, 2))
-    o_r = np.empty(max_k)
-    o_l = np.empty(max_k)
+    # successor pieces of one expansion: (root, edge offset t) and (u0, u1), beside the corners'
+    # orientations to the right and left rays (columns 2, 3 of the first k float rows)
+    pi = np.empty((3 * max_k + 3, 2), dtype=np.int64)
+    pf = np.empty((3 * max_k + 3, 4))
     for j in range(n_start):
         p0 = start_polys[j]
         for c in range(offsets[p0], offsets[p0 + 1]):
@@ -307,7 +312,7 @@ def search(
                 continue
             e2 = back[c]
             kq = offsets[q + 1] - offsets[q]
-            ca, cb = offsets[q] + e2, offsets[q] + (e2 + 1) % kq
+            ca, cb = offsets[q] + e2, offsets[q] + _wrap(e2 + 1, kq)
             if max(n_nodes, n_heap) == cap:
                 wf, wi = _grow(wf, wi, stamps)
                 cap = wf.shape[0]
@@ -355,7 +360,8 @@ def search(
         o = offsets[p]
         k = offsets[p + 1] - o
         ax, ay = cxy[o + e, 0], cxy[o + e, 1]
-        bx, by = cxy[o + (e + 1) % k, 0], cxy[o + (e + 1) % k, 1]
+        cb = o + _wrap(e + 1, k)
+        bx, by = cxy[cb, 0], cxy[cb, 1]
         elen = _len(bx - ax, by - ay)
         side = (bx - ax) * (Ry - ay) - (by - ay) * (Rx - ax)
         collinear = abs(side) <= eps * elen
@@ -410,38 +416,38 @@ def search(
                 nri = n_roots
                 n_roots += 1
             for t in range(k - 1):
-                pr[n_pieces], pt[n_pieces], pu[n_pieces, 0], pu[n_pieces, 1] = nri, t, 0.0, 1.0
+                pi[n_pieces, 0], pi[n_pieces, 1], pf[n_pieces, 0], pf[n_pieces, 1] = nri, t, 0.0, 1.0
                 n_pieces += 1
         else:
             if side > 0.0:
                 continue
             for t in range(k):
-                c = o + (e + 1 + t) % k
-                o_r[t] = _orient(Rx, Ry, rx, ry, cxy[c, 0], cxy[c, 1])
-                o_l[t] = _orient(Rx, Ry, lx, ly, cxy[c, 0], cxy[c, 1])
+                c = o + _wrap(e + 1 + t, k)
+                pf[t, 2] = _orient(Rx, Ry, rx, ry, cxy[c, 0], cxy[c, 1])
+                pf[t, 3] = _orient(Rx, Ry, lx, ly, cxy[c, 0], cxy[c, 1])
             # right ray exit: first vertex strictly left of the ray R->r
             pos_r = float(k - 1)
             for t in range(k):
-                if o_r[t] > otol:
+                if pf[t, 2] > otol:
                     if t == 0:
                         pos_r = 0.0
                     else:
-                        o0, o1 = o_r[t - 1], o_r[t]
+                        o0, o1 = pf[t - 1, 2], pf[t, 2]
                         u = 0.0 if o0 >= -otol else o0 / (o0 - o1)
                         pos_r = t - 1 + min(max(u, 0.0), 1.0)
                     break
             pos_l = 0.0
             for t in range(k - 1, -1, -1):
-                if o_l[t] < -otol:
+                if pf[t, 3] < -otol:
                     if t == k - 1:
                         pos_l = float(k - 1)
                     else:
-                        o0, o1 = o_l[t], o_l[t + 1]
+                        o0, o1 = pf[t, 3], pf[t + 1, 3]
                         u = 1.0 if o1 <= otol else o0 / (o0 - o1)
                         pos_l = t + min(max(u, 0.0), 1.0)
                     break
             if pos_l > pos_r:
-                n_pieces = _split(pr, pt, pu, n_pieces, ri, pos_r, pos_l)
+                n_pieces = _split(pi, pf, n_pieces, ri, pos_r, pos_l)
             if rvid >= 0 and (vflags[rvid] & _CORNER) and pos_r > 0.0:
                 ng = g + _len(rx - Rx, ry - Ry)
                 if (vflags[rvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, rvid, ng, eps):
@@ -451,7 +457,7 @@ def search(
                         nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = rx, ry, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = rvid, ri
-                    n_pieces = _split(pr, pt, pu, n_pieces, n_roots, 0.0, pos_r)
+                    n_pieces = _split(pi, pf, n_pieces, n_roots, 0.0, pos_r)
                     n_roots += 1
             if lvid >= 0 and (vflags[lvid] & _CORNER) and pos_l < k - 1:
                 ng = g + _len(lx - Rx, ly - Ry)
@@ -462,17 +468,17 @@ def search(
                         nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = lx, ly, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = lvid, ri
-                    n_pieces = _split(pr, pt, pu, n_pieces, n_roots, pos_l, float(k - 1))
+                    n_pieces = _split(pi, pf, n_pieces, n_roots, pos_l, float(k - 1))
                     n_roots += 1
         for j in range(n_pieces):
-            nri, t, u0, u1 = pr[j], pt[j], pu[j, 0], pu[j, 1]
-            jj = (e + 1 + t) % k
+            nri, t, u0, u1 = pi[j, 0], pi[j, 1], pf[j, 0], pf[j, 1]
+            jj = _wrap(e + 1 + t, k)
             c0 = o + jj
             q = across[c0]
             if q < 0:
                 continue
             e2 = back[c0]
-            c1 = o + (jj + 1) % k
+            c1 = o + _wrap(jj + 1, k)
             c0x, c0y, c1x, c1y = cxy[c0, 0], cxy[c0, 1], cxy[c1, 0], cxy[c1, 1]
             dx, dy = c1x - c0x, c1y - c0y
             if (u1 - u0) * _len(dx, dy) <= eps:
@@ -480,7 +486,7 @@ def search(
             oq = offsets[q]
             kq = offsets[q + 1] - oq
             if u0 <= 0.0:
-                nrx, nry, nrvid = c0x, c0y, cvid[oq + (e2 + 1) % kq]
+                nrx, nry, nrvid = c0x, c0y, cvid[oq + _wrap(e2 + 1, kq)]
             else:
                 nrx, nry, nrvid = c0x + u0 * dx, c0y + u0 * dy, -1
             if u1 >= 1.0:
@@ -503,7 +509,7 @@ def search(
 
 
 @njit(cache=True)
-def _split(pr: np.ndarray, pt: np.ndarray, pu: np.ndarray, n: int, root: int, a: float, b: float) -> int:
+def _split(pi: np.ndarray, pf: np.ndarray, n: int, root: int, a: float, b: float) -> int:
     """Append the pieces of positions a..b along the polygon's far edges (edge t covers t..t + 1);
     returns the new piece count."""
     t = int(a)
@@ -511,7 +517,7 @@ def _split(pr: np.ndarray, pt: np.ndarray, pu: np.ndarray, n: int, root: int, a:
         u0 = max(a - t, 0.0)
         u1 = min(b - t, 1.0)
         if u1 > u0:
-            pr[n], pt[n], pu[n, 0], pu[n, 1] = root, t, u0, u1
+            pi[n, 0], pi[n, 1], pf[n, 0], pf[n, 1] = root, t, u0, u1
             n += 1
         t += 1
     return n

@@ -397,6 +397,27 @@ class NavMeshQuery:
         never enters an excluded area (still exact), and area costs make it the cheapest path found by an
         approximate search (AREA_COSTS, with its `cost`).
         """
+        if (
+            type(start) is tuple
+            and type(goal) is tuple
+            and len(start) == 2 == len(goal)
+            and max_nodes is None
+            and filter is None
+        ):
+            # the commonest call, checked here as `arguments.xyz` checks it (two 2-D points of floats within
+            # the coordinate limit; False for NaN): a query's Python costs as much as a short search
+            (sx, sy), (gx, gy) = start, goal
+            if (
+                type(sx) is float
+                and type(sy) is float
+                and type(gx) is float
+                and type(gy) is float
+                and abs(sx) <= _LIMIT
+                and abs(sy) <= _LIMIT
+                and abs(gx) <= _LIMIT
+                and abs(gy) <= _LIMIT
+            ):
+                return self._paths.find(sx, sy, _NAN, gx, gy, _NAN, self.height_tolerance, self.max_nodes)
         s = arguments.xyz(start, "start", any_height=True)
         g = arguments.xyz(goal, "goal", any_height=True)
         budget = self.max_nodes if max_nodes is None else arguments.count(max_nodes, "max_nodes", low=1)
@@ -404,7 +425,11 @@ class NavMeshQuery:
             if not isinstance(filter, QueryFilter):
                 raise NavMeshError(f"filter must be a navigation.QueryFilter, got {type(filter).__name__}")
             return filtered_path(self, s, g, budget, filter)
-        return self._paths.find(s, g, self.height_tolerance, budget)
+        return self._paths.find(*s, *g, self.height_tolerance, budget)
+
+
+_LIMIT = arguments.COORDINATE_LIMIT
+_NAN = math.nan
 
 
 def _no_wall(reason: QueryReason) -> WallDistance:

@@ -77,6 +77,23 @@ class PathResult:
         return not (self.reason & (QueryReason.BUDGET_EXCEEDED | QueryReason.AREA_COSTS))
 
 
+def found_path(corridor: tuple[int, ...], points: np.ndarray) -> PathResult:
+    """`PathResult(QueryStatus.SUCCESS, corridor, points)`, made the cheap way: the frozen dataclass's
+    `__init__` sets each field through `object.__setattr__`, which costs more than the rest of a short
+    path's Python; this fills the instance's `__dict__` directly (equal, hashable and immutable alike)."""
+    result = _new(PathResult)
+    d = result.__dict__
+    d["status"] = QueryStatus.SUCCESS
+    d["corridor"] = corridor
+    d["points"] = points
+    d["reason"] = QueryReason.NONE
+    d["cost"] = None
+    return result
+
+
+_new = object.__new__
+
+
 @dataclass(frozen=True)
 class NearestPoint:
     """Nearest point on the mesh.

@@ -12,7 +12,6 @@ from navigation import arguments
 from navigation.errors import NavMeshError
 from navigation.grid_bake import bake_grid
 from navigation.movingai import parse_map
-from navigation.polyanya import work_rows
 from navigation.query import NavMeshQuery, QueryReason, QueryStatus
 
 # a serpentine: three walls with gaps at alternate ends, so a path from the top left turns at both ends
@@ -32,7 +31,7 @@ def snake() -> NavMeshQuery:
 def test_small_output_buffers_grow_and_give_the_same_path(snake: NavMeshQuery) -> None:
     want = snake.find_path(START, GOAL)
     assert want.ok and len(want.points) == 8 and want.exact  # both ends of each of the three gaps
-    snake._paths._grow(1, 1)  # room for one point and one polygon: the call runs again with more
+    snake._paths._resize(1, 1, 256)  # room for one point and one polygon: the call runs again with more
     got = snake.find_path(START, GOAL)
     np.testing.assert_array_equal(got.points, want.points)
     assert got.corridor == want.corridor and got.status is QueryStatus.SUCCESS
@@ -41,7 +40,7 @@ def test_small_output_buffers_grow_and_give_the_same_path(snake: NavMeshQuery) -
 
 def test_small_work_rows_grow_once_and_stay(snake: NavMeshQuery) -> None:
     want = snake.find_path(START, GOAL)
-    snake._paths._work = work_rows(1)
+    snake._paths._resize(64, 64, 1)
     got = snake.find_path(START, GOAL)
     np.testing.assert_array_equal(got.points, want.points)
     rows = snake._paths._work[0].shape[0]
