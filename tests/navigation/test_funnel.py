@@ -16,6 +16,7 @@ from navigation.funnel import (
     COLLINEAR_TOLERANCE,
     corridor_portals,
     drop_collinear,
+    drop_collinear_rows,
     polyline_length,
     portal_midpoint_path,
     string_pull,
@@ -106,3 +107,19 @@ def test_drop_collinear_keeps_a_change_of_slope() -> None:
 def test_drop_collinear_bad_input(points: np.ndarray, tolerance: float, message: str) -> None:
     with pytest.raises(NavMeshError, match=message):
         drop_collinear(points, tolerance)
+
+
+@given(
+    arrays(
+        np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=st.sampled_from([0.0, 1.0, 2.0, 0.5])
+    ),
+)
+def test_drop_collinear_rows_is_drop_collinear_in_place(points: np.ndarray) -> None:
+    # the compiled path search drops collinear points on its output rows; it must keep what
+    # drop_collinear keeps, and carry the ids of the rows it keeps along
+    p = points.copy()
+    ids = np.arange(len(p)) * 10
+    n = drop_collinear_rows(p, ids, len(p), 1e-9, 1e-9)
+    want = drop_collinear(points, 1e-9, horizontal_tolerance=1e-9)
+    np.testing.assert_array_equal(p[:n], want)
+    np.testing.assert_array_equal(points[ids[:n] // 10], want)

@@ -88,3 +88,30 @@ def test_xyz_is_point_as_a_tuple(value: object) -> None:
 def test_xyz_refuses_what_point_refuses(value: object) -> None:
     with pytest.raises(NavMeshError, match="start must be 2 or 3 finite numbers"):
         arguments.xyz(value, "start")
+
+
+@pytest.mark.parametrize(
+    "start, goal, what",
+    [
+        ((math.nan, 0.5), GOAL, "start"),
+        ((0.5, 1e300), GOAL, "start"),
+        (START, (0.5, math.inf), "goal"),
+        (START, ("0.5", 6.5), "goal"),
+    ],
+)
+def test_find_path_refuses_bad_points_on_its_fast_path_too(
+    snake: NavMeshQuery, start: object, goal: object, what: str
+) -> None:
+    # two 2-tuples take find_path's inline check; what it lets past must be what arguments.xyz lets past
+    with pytest.raises(NavMeshError, match=f"{what} must be 2 or 3 finite numbers"):
+        snake.find_path(start, goal)
+
+
+@pytest.mark.parametrize(
+    "start, goal", [(START, GOAL), ((0.5, 0.5, math.nan), [0.5, 6.5]), ((np.float64(0.5), 0.5), (0.5, 6.5))]
+)
+def test_every_form_of_point_gives_the_same_path(snake: NavMeshQuery, start: object, goal: object) -> None:
+    want = snake.find_path(START, GOAL)
+    got = snake.find_path(start, goal)
+    assert got.corridor == want.corridor and np.array_equal(got.points, want.points)
+    assert got.status is QueryStatus.SUCCESS and got.reason is QueryReason.NONE and type(got) is type(want)
