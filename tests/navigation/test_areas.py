@@ -166,3 +166,14 @@ def test_bad_mark_arguments_are_refused(base: NavMesh) -> None:
         mark_areas(base, [vol], {"water": 0})
     with pytest.raises(NavMeshError, match="max_verts"):
         mark_areas(base, [vol], max_verts=2)
+
+
+def test_a_footprint_edge_along_a_wall_edge_keeps_the_portals_beside_it(base: NavMesh) -> None:
+    # the footprint's top edge runs along a shelf's (y = 4) and ends in the free corridor beside it: the
+    # polygon above is not cut, so its edge must still take the new corner, or the portal there is lost
+    marked = mark_areas(base, [AreaVolume(3, ((5.0, 1.0), (11.0, 1.0), (11.0, 4.0), (5.0, 4.0)))])
+    q0, q1 = NavMeshQuery(base), NavMeshQuery(marked)
+    a, b = (8.84, 5.72, 0.0), (8.81, 3.87, 0.0)  # round the shelf's end at x = 10, through that corridor
+    assert q1.find_path(a, b).length == pytest.approx(q0.find_path(a, b).length, abs=1e-9)
+    for a, b in _pairs(np.random.default_rng(5000), 30):
+        assert q1.find_path(a, b).length == pytest.approx(q0.find_path(a, b).length, abs=1e-9)

@@ -174,3 +174,12 @@ def test_an_unknown_area_name_or_filter_type_is_refused_and_the_query_goes_on(qu
     with pytest.raises(NavMeshError, match="QueryFilter"):
         query.find_path((2.0, 2.0, 0.0), (22.0, 2.0, 0.0), filter={"water": 2.0})  # type: ignore[arg-type]
     assert query.find_path((2.0, 2.0, 0.0), (22.0, 2.0, 0.0)).ok
+
+
+def test_a_fast_path_result_equals_the_plain_dataclass(query: NavMeshQuery) -> None:
+    from navigation.results import PathResult, found_path
+
+    p = query.find_path((2.0, 2.0), (22.0, 14.0))
+    made = PathResult(p.status, p.corridor, p.points, p.reason)
+    assert vars(p).keys() == vars(made).keys() and p.cost is None
+    assert found_path(p.corridor, p.points).__dict__.keys() == made.__dict__.keys()
