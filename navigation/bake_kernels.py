@@ -179,7 +179,8 @@ def simplify_rings(
     """Which corners of many closed rings to keep: ring r is pts[offsets[r]:offsets[r + 1]] (area on its
     left, not repeated at its end); each ring in `todo` is simplified by `simplify_between_pins` (up to
     `tol_in` inwards, never outwards), then, when more than 3 corners are kept, the pinned corners inside a
-    straight run of pinned corners are dropped too if 3 or more corners remain. Rings not in `todo` keep
+    straight run of pinned corners (between their neighbours, not where the ring turns back along the same
+    line) are dropped too if 3 or more corners remain. Rings not in `todo` keep
     nothing."""
     keep = np.zeros(pts.shape[0], dtype=np.bool_)
     for r in todo:
@@ -193,7 +194,10 @@ def simplify_rings(
                 cross = (pts[b, 0] - pts[a, 0]) * (pts[c, 1] - pts[a, 1]) - (pts[b, 1] - pts[a, 1]) * (
                     pts[c, 0] - pts[a, 0]
                 )
-                inner[i] = is_pin[a] and is_pin[b] and is_pin[c] and abs(cross) <= 1e-9
+                ahead = (pts[b, 0] - pts[a, 0]) * (pts[c, 0] - pts[b, 0]) + (pts[b, 1] - pts[a, 1]) * (
+                    pts[c, 1] - pts[b, 1]
+                )  # b between a and c: a straight run, not a turn back along the same line
+                inner[i] = is_pin[a] and is_pin[b] and is_pin[c] and abs(cross) <= 1e-9 and ahead > 0.0
             if n - inner.sum() < 3:
                 inner[:] = False
         for i in range(n):
