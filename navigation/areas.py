@@ -24,7 +24,7 @@ from shapely.geometry import Polygon
 from navigation.carve import BaseIndex, Pieces, _locate, assemble
 from navigation.decompose import decompose_many
 from navigation.errors import NavMeshError
-from navigation.navmesh import GROUND_AREA, MAX_AREA, NavMesh, build_navmesh_flat
+from navigation.navmesh import GROUND_AREA, MAX_AREA, NavMesh
 
 
 @dataclass(frozen=True)
@@ -136,49 +136,7 @@ def mark_areas(
     for k, (p, r) in enumerate(zip(origin.tolist(), rank.tolist(), strict=True)):
         if p in labels:
             new_ids[k] = labels[p][r]
-    return _join_t_junctions(dataclasses.replace(out, meta=meta, area_ids=new_ids), len(mesh.vertices))
-
-
-def _join_t_junctions(mesh: NavMesh, first_new: int) -> NavMesh:
-    """Insert each new vertex (id >= `first_new`) lying inside a wall edge into that edge, then rebuild
-    the portals. A footprint edge running along a base edge cuts the polygon on one side only; the point
-    it ends at must split the other side's edge too, or the two sides lose their portal there."""
-    new = np.arange(first_new, len(mesh.vertices))
-    if new.size == 0:
-        return mesh
-    off, pv, nb, v = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors, mesh.vertices
-    eps = 1e-9 * mesh.length_scale
-    nxt = np.arange(len(pv)) + 1
-    nxt[off[1:] - 1] = off[:-1]
-    inserts: dict[int, list[int]] = {}  # corner slot -> vertex ids to insert after it, in order
-    for k in np.flatnonzero(nb < 0).tolist():
-        a, b = v[pv[k]], v[pv[nxt[k]]]
-        d = b[:2] - a[:2]
-        length = math.hypot(float(d[0]), float(d[1]))
-        rel = v[new, :2] - a[:2]
-        t = (rel @ d) / (length * length)
-        off_line = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0]) / length
-        z_line = a[2] + t * (b[2] - a[2])
-        on = (
-            (off_line <= eps)
-            & (t * length > eps)
-            & ((1.0 - t) * length > eps)
-            & (np.abs(v[new, 2] - z_line) <= 1e-6)
-        )
-        if on.any():
-            hits = np.flatnonzero(on)
-            inserts[k] = new[hits[np.argsort(t[hits])]].tolist()
-    if not inserts:
-        return mesh
-    corners: list[int] = []
-    sizes = np.diff(off).copy()
-    for p in range(mesh.polygon_count):
-        for k in range(int(off[p]), int(off[p + 1])):
-            corners.append(int(pv[k]))
-            extra = inserts.get(k, ())
-            corners.extend(extra)
-            sizes[p] += len(extra)
-    return build_navmesh_flat(v, sizes, np.array(corners), mesh.planes, mesh.meta, mesh.area_ids)
+    return dataclasses.replace(out, meta=meta, area_ids=new_ids)
 
 
 def _names(names: Mapping[str, int] | None) -> dict[str, int]:

@@ -189,7 +189,45 @@ def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.n
         np.vstack([base.vertices, xyz[first]]), ordered, corners[gather],
         planes=base.planes[origin[order]], meta=base.meta, area_ids=base.area_ids[origin[order]],
     )  # fmt: skip
-    return mesh, origin[order].astype(np.int64), rank[order].astype(np.int64)
+    return join_t_junctions(mesh, nv), origin[order].astype(np.int64), rank[order].astype(np.int64)
+
+
+def join_t_junctions(mesh: NavMesh, first_new: int) -> NavMesh:
+    """`mesh` with each new vertex (id >= `first_new`) that lies inside a wall edge inserted into that
+    edge, and the portals rebuilt (the mesh itself when there is none). A cut along a base edge (a
+    footprint edge flush with a wall, an area outline along a shelf) reaches the polygon on one side
+    only; the corner where it ends must split the other side's edge too, or the two sides lose their
+    portal there."""
+    new = np.arange(first_new, len(mesh.vertices))
+    off, pv, nb, v = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors, mesh.vertices
+    walls = np.flatnonzero(nb < 0)
+    if new.size == 0 or walls.size == 0:
+        return mesh
+    nxt = np.arange(len(pv)) + 1
+    nxt[off[1:] - 1] = off[:-1]
+    a, b = v[pv[walls]], v[pv[nxt[walls]]]  # (w, 3)
+    d = b[:, :2] - a[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    rel = v[new, None, :2] - a[None, :, :2]  # (new, walls, 2)
+    t = (rel[..., 0] * d[:, 0] + rel[..., 1] * d[:, 1]) / (length * length)
+    off_line = np.abs(rel[..., 0] * d[:, 1] - rel[..., 1] * d[:, 0]) / length
+    eps = 1e-9 * mesh.length_scale
+    z_line = a[:, 2] + t * (b[:, 2] - a[:, 2])
+    on = (off_line <= eps) & (t * length > eps) & ((1.0 - t) * length > eps)
+    on &= np.abs(v[new, 2][:, None] - z_line) <= 1e-6
+    if not on.any():
+        return mesh
+    vi, wi = np.nonzero(on)
+    order = np.lexsort((t[vi, wi], walls[wi]))  # by corner slot, then along the edge
+    slot, vertex = walls[wi[order]], new[vi[order]]
+    extra = np.bincount(slot, minlength=len(pv))  # vertices to insert after each corner slot
+    out = np.empty(len(pv) + len(vertex), dtype=np.int64)
+    at = np.arange(len(pv)) + np.concatenate([[0], np.cumsum(extra)[:-1]])
+    out[at] = pv
+    fill = np.repeat(at, extra) + (np.arange(len(vertex)) - np.repeat(np.cumsum(extra) - extra, extra)) + 1
+    out[fill] = vertex
+    sizes = np.diff(off) + np.add.reduceat(extra, off[:-1])
+    return build_navmesh_flat(v, sizes, out, mesh.planes, mesh.meta, mesh.area_ids)
 
 
 def _weld(base: NavMesh, edge: np.ndarray, place: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from shapely.geometry import Polygon, box
 from navigation.carve import BaseIndex, assemble, carve_navmesh, carve_polygons
 from navigation.grid_bake import bake_polygons
 from navigation.navmesh import NavMesh, build_navmesh
-from navigation.obstacles import Box, Cylinder, footprint, pose
+from navigation.obstacles import Box, Cylinder, Footprint, footprint, pose
 from navigation.query import NavMeshQuery, QueryStatus
 from navigation.settings import CarveSettings
 
@@ -141,3 +141,22 @@ def test_new_points_on_a_slope_take_the_height_along_its_edge() -> None:
     new = carved.vertices[len(v) :]
     assert len(new) > 0 and np.allclose(new[:, 2], 0.5 * new[:, 1])
     assert len(set(carved.islands.tolist())) == 1
+
+
+def test_a_footprint_flush_with_a_wall_keeps_the_portals_beside_it(base: NavMesh) -> None:
+    # the footprint's top edge runs along the shelf's (y = 4) and ends in the corridor beside it: the
+    # polygon above is not carved, so its edge must still take the new corner or the portal is lost
+    fp = Footprint(box(5, 1, 11, 4), -1.0, 3.0)
+    mesh = carve_navmesh(base, [fp], SETTINGS)
+    free = FREE.difference(fp.polygon)
+    graph, query = VisibilityGraph(free), NavMeshQuery(mesh)
+    rng = np.random.default_rng(1)
+    pts = []
+    while len(pts) < 60:
+        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
+        if free.contains(shapely.Point(x, y)):
+            pts.append((float(x), float(y), 0.0))
+    for a, b in zip(pts[::2], pts[1::2], strict=True):
+        path = query.find_path(a, b)
+        assert path.status is QueryStatus.SUCCESS
+        assert path.length == pytest.approx(graph.length(a[:2], b[:2]), abs=1e-4)
