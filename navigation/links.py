@@ -165,10 +165,19 @@ class LinkedQuery:
             if link.bidirectional:
                 self._edges.append((b, a, link.traversal_cost, k, True))
         n = len(self._edges)
+        islands = query.mesh.islands
+
+        def island(p: np.ndarray) -> int:
+            found = query.polygons_at(_xyz(p))
+            return int(islands[found[0]]) if found else -1
+
+        # the island of each crossing's entry and exit: a walk can only reach an entry on its own island
+        self._entry_island = [island(entry) for entry, *_ in self._edges]
+        self._exit_island = [island(out) for _, out, *_ in self._edges]
         self._between: list[list[PathResult | None]] = [[None] * n for _ in range(n)]
         for i, (_, out, *_) in enumerate(self._edges):  # from a crossing's exit to another's entry
             for j, (entry, *_) in enumerate(self._edges):
-                if i != j:
+                if i != j and self._exit_island[i] == self._entry_island[j]:
                     path = query.find_path(_xyz(out), _xyz(entry))
                     self._between[i][j] = path if path.ok else None
 
@@ -181,8 +190,18 @@ class LinkedQuery:
         if direct.status is QueryStatus.INVALID:
             return LinkedPath(direct.status, (direct,), (), (), math.inf, direct.reason)
         n = len(self._edges)
-        to_entry = [q.find_path(s, _xyz(entry)) for entry, *_ in self._edges]
-        from_exit = [q.find_path(_xyz(out), g) for _, out, *_ in self._edges]
+        islands = q.mesh.islands
+        here = int(islands[direct.corridor[0]])  # walks from the start stay on its island
+        there = {int(islands[p]) for p in q.polygons_at(g)} or None  # None: the goal is off the mesh
+        unreachable = PathResult(QueryStatus.PARTIAL, (), np.zeros((0, 3)), QueryReason.GOAL_UNREACHABLE)
+        to_entry = [
+            q.find_path(s, _xyz(entry)) if self._entry_island[i] == here else unreachable
+            for i, (entry, *_) in enumerate(self._edges)
+        ]
+        from_exit = [
+            q.find_path(_xyz(out), g) if there is None or self._exit_island[i] in there else unreachable
+            for i, (_, out, *_) in enumerate(self._edges)
+        ]
         # Dijkstra over the crossings: dist[i] = cheapest cost to finish crossing i (standing at its exit)
         dist = [math.inf] * n
         prev = [-1] * n
