@@ -25,6 +25,7 @@ from scenes.model import (
     Box,
     Floor,
     Link,
+    LinkSearchSpec,
     NavmeshSpec,
     NpcSpawn,
     Platform,
@@ -302,6 +303,20 @@ def _link(r: _Reader, t: Mapping[str, Any], key: str) -> Link:
     )
 
 
+def _link_search(r: _Reader, t: Mapping[str, Any], key: str) -> LinkSearchSpec:
+    lengths = ("max_gap", "max_jump_rise", "max_drop", "spacing", "min_gain", "separation")
+    _check_keys(r, t, key, {"find", *lengths}, set())
+
+    def length(name: str) -> float | None:
+        if name not in t:
+            return None
+        if name in ("max_gap", "spacing"):  # the others may be 0
+            return r.number(t[name], f"{key}.{name}", positive=True)
+        return r.number(t[name], f"{key}.{name}", low=0.0)
+
+    return LinkSearchSpec(find=_opt(t, "find", r.boolean, key, False), **{n: length(n) for n in lengths})
+
+
 def _agent_size(r: _Reader, t: Mapping[str, Any], key: str) -> AgentSizeSpec:
     _check_keys(r, t, key, {"name", "agent_radius", "agent_height"}, {"name"})
     name = r.string(t["name"], f"{key}.name")
@@ -412,6 +427,7 @@ _TOP_KEYS = {
     "area",
     "agent_size",
     "link",
+    "links",
 }
 MAX_AREA_TYPES = 63  # the navmesh's area ids 1..63
 
@@ -485,6 +501,9 @@ def scene_from_dict(doc: Mapping[str, Any], *, source: str = "", base_dir: Path 
         areas=_areas(r, doc),
         agent_sizes=_agent_sizes(r, doc),
         links=_array(r, doc, "link", _link),
+        link_search=_link_search(r, r.table(doc["links"], "links"), "links")
+        if "links" in doc
+        else LinkSearchSpec(),
         archetypes=archetypes,
         source=source,
     )

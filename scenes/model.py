@@ -159,6 +159,25 @@ class Link:
 
 
 @dataclass(frozen=True)
+class LinkSearchSpec:
+    """`[links]`: find jumps and drops on the baked navmesh besides the `[[link]]`s declared
+    (`navigation.find_links`). None: `navigation.links.LinkSearch`'s default.
+
+    Attributes:
+        find: search at all. max_gap, max_jump_rise, max_drop, spacing, min_gain, separation: [m], see
+            `navigation.links.LinkSearch`.
+    """
+
+    find: bool = False
+    max_gap: float | None = None
+    max_jump_rise: float | None = None
+    max_drop: float | None = None
+    spacing: float | None = None
+    min_gain: float | None = None
+    separation: float | None = None
+
+
+@dataclass(frozen=True)
 class AgentSizeSpec:
     """An extra agent size (`[[agent_size]]`): the level gets a navmesh of its own for agents this size
     (`npc_ai.levels.scene_navmeshes`; the `[navmesh]` table's size is "default").
@@ -259,6 +278,7 @@ class Scene:
     areas: tuple[Area, ...] = ()
     agent_sizes: tuple[AgentSizeSpec, ...] = ()
     links: tuple[Link, ...] = ()
+    link_search: LinkSearchSpec = field(default_factory=LinkSearchSpec)
     gravity: float = -9.81
     archetypes: tuple[ArchetypeTable, ...] = ()
     source: str = ""

@@ -20,8 +20,10 @@ import numpy as np
 
 from navigation.areas import AreaVolume, mark_areas
 from navigation.cache import cached_bake
-from navigation.links import OffMeshLink
+from navigation.errors import NavMeshError
+from navigation.links import LinkSearch, OffMeshLink, find_links
 from navigation.navmesh import NavMesh
+from navigation.query import NavMeshQuery
 from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
 from navigation.sizes import AgentSize, bake_sizes
@@ -310,9 +312,15 @@ def scene_navmeshes_from(
     return {name: scene_areas(mesh, world.scene) for name, mesh in meshes.items()}
 
 
-def scene_links(scene: Scene) -> tuple[OffMeshLink, ...]:
-    """The scene's `[[link]]` tables as `navigation.OffMeshLink`s (for `navigation.LinkedQuery`)."""
-    return tuple(
+def scene_links(scene: Scene, query: NavMeshQuery | None = None) -> tuple[OffMeshLink, ...]:
+    """The scene's `[[link]]` tables as `navigation.OffMeshLink`s (for `navigation.LinkedQuery`), then,
+    when its `[links]` table says `find = true`, the jumps and drops `navigation.find_links` finds on
+    `query`'s mesh (the scene's navmesh; required then).
+
+    Raises:
+        NavMeshError: limits `navigation.links.LinkSearch` refuses, or `find` without a query.
+    """
+    declared = tuple(
         OffMeshLink(
             link.start,
             link.end,
@@ -324,3 +332,10 @@ def scene_links(scene: Scene) -> tuple[OffMeshLink, ...]:
         )
         for link in scene.links
     )
+    spec = scene.link_search
+    if not spec.find:
+        return declared
+    if query is None:
+        raise NavMeshError("the scene's [links] table finds links on its navmesh: pass the navmesh's query")
+    given = {k: v for k, v in dataclasses.asdict(spec).items() if k != "find" and v is not None}
+    return declared + find_links(query, LinkSearch(**given))

@@ -369,3 +369,23 @@ def test_link_tables_keep_every_key() -> None:
 def test_bad_link_tables_name_the_key(text: str, message: str) -> None:
     with pytest.raises(SceneError, match=message):
         parse_scene(MINIMAL + text, source="bad.toml")
+
+
+def test_a_links_table_asks_for_found_links_with_its_limits() -> None:
+    spec = parse_scene(MINIMAL + "[links]\nfind = true\nmax_gap = 3\nmax_drop = 0\n").link_search
+    assert (spec.find, spec.max_gap, spec.max_drop, spec.spacing) == (True, 3.0, 0.0, None)
+    assert not parse_scene(MINIMAL).link_search.find
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[links]\nfind = 1\n", r"links\.find: must be true or false"),
+        ("[links]\nmax_gap = 0\n", r"links\.max_gap: must be greater than 0"),
+        ("[links]\nmax_drop = -1\n", r"links\.max_drop: must be at least 0"),
+        ("[links]\nreach = 2\n", r"links"),
+    ],
+)
+def test_bad_links_tables_name_the_key(text: str, message: str) -> None:
+    with pytest.raises(SceneError, match=message):
+        parse_scene(MINIMAL + text, source="bad.toml")

@@ -143,3 +143,21 @@ def test_scenes_without_links_plan_as_before() -> None:
         sim.step()
     assert sim.npcs[0].position[0] <= -1.3  # the chasm stops it: the chase ends at the edge
     assert not _events(sim, "link_enter")
+
+
+def test_found_links_are_used_when_the_scene_asks() -> None:
+    from navigation import NavMeshError
+    from npc_ai.levels import scene_links
+
+    no_link = GAP_CHASE.split("[[link]]")[0] + GAP_CHASE.split('name = "chasm"')[1]
+    found = parse_scene(no_link + "\n[links]\nfind = true\nmax_gap = 3.0\nmax_drop = 0.0\n")
+    with pytest.raises(NavMeshError, match="pass the navmesh's query"):
+        scene_links(found)
+    sim = Simulation(found, seed=0, settings=SimulationSettings(use_cache=False, bodies="kinematic"))
+    assert sim.links is not None and {link.kind for link in sim.links.linked.links} == {"jump"}
+    for _ in range(60 * 9):
+        sim.step()
+    (_, _, enter), (_, _, leave) = _events(sim, "link_enter", "link_exit")[:2]
+    assert (
+        enter["kind"] == leave["kind"] == "jump" and sim.npcs[0].position[0] > 1.0
+    )  # across by a jump it found itself
