@@ -1,5 +1,7 @@
 """Local avoidance in the batched locomotion: every NPC's intended velocity, adjusted for the others and the
-walls in one `navigation.avoidance.avoid` call per tick, before the root-motion coupling moves the bodies.
+walls by `navigation.avoidance`'s ORCA once per tick, before the root-motion coupling moves the bodies. The
+whole tick (gathering the rows' inputs, the avoidance, the facing filter, the answers) is one compiled call,
+`npc_ai.body.crowd_kernels.steer_rows`, on buffers allocated once; then the changed path rows' agents move.
 
 Where it sits in `LocomotionBatch.before_physics` (Detour's crowd order: steer, avoid, integrate, clamp):
 
@@ -39,30 +41,35 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from navigation.agent_batch import AgentBatch
-from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls, solve
+from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls
 from navigation.navmesh import NavMesh
+from npc_ai.body.crowd_kernels import STILL_PRIORITY, gather_rows, scatter_rows, steer_rows
 
-STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
-_MOVING = 1e-6  # [m/s] slower than this is standing
+__all__ = ["STILL_PRIORITY", "Crowd"]
 
 
 class Crowd:
-    """Local avoidance for the n rows of a `LocomotionBatch` (one `avoid` call per tick).
+    """Local avoidance for the n rows of a `LocomotionBatch` (one compiled call per tick).
 
     Args:
         n: rows. settings: `navigation.avoidance.AvoidanceSettings`.
         mesh: the rows' navmesh: its boundary marks the narrow places (None: nowhere is narrow).
     Attributes:
         priority: (n,) each row's priority [> 0] this tick (1 by default); the simulation writes it.
-        result: the last tick's `AvoidanceResult` (None before the first).
+        result: the last tick's `AvoidanceResult`, rows then others (the crowd's buffers: overwritten by the
+            next tick; zeros before the first).
         changed: (n,) bool: the rows whose velocity the last tick's avoidance changed.
         seconds: wall time spent in `steer` so far [s].
         others: bodies that share the floor but are not rows (the player), set by the simulation before
             each tick: feet (k, 3) [m], velocities (k, 2) [m/s], radii (k,) [m]; or None.
+        solver: a stand-in for the avoidance (tests): called as `navigation.avoidance.solve` (positions,
+            velocities, preferred, radii, max speeds, priorities, dt, walls, settings) and returning an
+            `AvoidanceResult`; None (the default): the compiled avoidance, inside the tick's one call.
     """
 
     def __init__(self, n: int, settings: AvoidanceSettings, mesh: NavMesh | None = None) -> None:
@@ -78,15 +85,49 @@ class Crowd:
             else Walls.from_navmesh(mesh, constrain=False)
         )
         self.priority = np.ones(n)
-        self.result: AvoidanceResult | None = None
         self.changed = np.zeros(n, dtype=bool)
         self._preferred = np.zeros((n, 2))
         self._last = np.zeros((n, 2))  # the velocities avoidance gave the rows last tick [m/s]
         self._facing = np.zeros((n, 2))  # the filtered velocities steered rows face along [m/s]
         self._steered = np.zeros(n, dtype=bool)  # the path rows steered last tick
         self._goal = np.full((n, 3), np.nan)  # their agents' destinations last tick [m]
+        self._moving = np.zeros(n, dtype=bool)
+        self._on_path = np.zeros(n, dtype=bool)
+        self._move_rows = np.zeros(n, dtype=np.int64)  # the path rows the tick moves, in the first m
+        self._move_targets = np.zeros((n, 3))  # and where to [m]
+        self._buffers(n)
+        s_, w = settings, self.walls
+        # `avoid_rows`' parameters (`navigation.avoidance.solve`); dt and the grid cell are set each tick
+        self._params = np.array(
+            [s_.neighbour_distance, s_.time_horizon, s_.time_horizon_walls, s_.height_range,
+             s_.side_preference, s_.smoothing, 0.0, 0.0, math.radians(s_.pass_right_deg),
+             math.radians(s_.narrow_pass_right_deg), math.radians(s_.lane_deg)]
+        )  # fmt: skip
+        self._wall_params = np.array(
+            [w.origin[0], w.origin[1], w.cell_size, 1.0 if w.keep_radius else 0.0, w.margin,
+             1.0 if w.one_sided else 0.0, 1.0 if w.has_heights else 0.0, 1.0 if w.constrain else 0.0]
+        )  # fmt: skip
         self.seconds = 0.0  # wall time spent in `steer` so far [s] (what `npc-ai bench sim` reports)
         self.others: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._no_others = (np.zeros((0, 3)), np.zeros((0, 2)), np.zeros(0))
+        self.solver: Callable[..., AvoidanceResult] | None = None
+
+    def _buffers(self, size: int) -> None:
+        """The avoidance's input and output rows for `size` agents (the rows and the others)."""
+        self._size = size
+        self._positions = np.zeros((size, 3))
+        self._vel = np.zeros((size, 2))
+        self._pref = np.zeros((size, 2))
+        self._radii = np.zeros(size)
+        self._top = np.zeros(size)
+        self._prio = np.zeros(size)
+        self._z = np.zeros(size)
+        self._out = np.zeros((size, 2))
+        self._neighbours = np.zeros(size, np.int64)
+        self._wall_lines = np.zeros(size, np.int64)
+        self._fallback = np.zeros(size, np.bool_)
+        self.result = AvoidanceResult(self._out, self._neighbours, self._wall_lines, self._fallback)
+        self._preferred = self._pref[: self.n]
 
     def steer(
         self,
@@ -120,71 +161,49 @@ class Crowd:
         """
         start = time.perf_counter()
         n = self.n
-        pref = self._preferred
-        pref[:] = 0.0
-        top = np.zeros(n)
-        positions = feet.copy()
-        vel = velocities[:, :2].copy()
-        if path_rows.size:  # the agent's own step this tick is what it prefers
-            pref[path_rows] = (agents.next_position[path_rows, :2] - before[path_rows, :2]) / dt
-            top[path_rows] = np.maximum(agents.top_speed[path_rows], np.hypot(*pref[path_rows].T))
-            positions[path_rows] = before[path_rows]
-            vel[path_rows] = self._last[path_rows]
-        walking = free & (free_speed > _MOVING)
-        heading = np.where(np.isnan(free_heading), yaw, free_heading)[walking]
-        pref[walking, 0] = free_speed[walking] * np.cos(heading)
-        pref[walking, 1] = free_speed[walking] * np.sin(heading)
-        top[walking] = free_speed[walking]
-        moving = np.hypot(pref[:, 0], pref[:, 1]) > _MOVING
-        priority = np.where(moving, self.priority, STILL_PRIORITY)
-        radii, wanted = agents.radius, pref
-        others = self.others
-        if others is not None and len(others[0]):
-            k = len(others[0])
-            positions = np.concatenate([positions, others[0]])
-            vel = np.concatenate([vel, others[1]])
-            radii = np.concatenate([radii, others[2]])
-            wanted = np.concatenate([pref, np.zeros((k, 2))])
-            top = np.concatenate([top, np.zeros(k)])
-            priority = np.concatenate([priority, np.full(k, STILL_PRIORITY)])
-        # the arrays are the batch's own, float64 and checked by it: `solve` skips `avoid`'s checks
-        self.result = solve(positions, vel, wanted, radii, top, priority, dt, self.walls, self.settings)
-        v = self.result.velocities[:n]
-        self._last[:] = np.where(moving[:, None], v, 0.0)
-        changed = moving & (np.hypot(v[:, 0] - pref[:, 0], v[:, 1] - pref[:, 1]) > 1e-9)
-        self.changed = changed
-        on_path = np.zeros(n, dtype=bool)
-        on_path[path_rows] = True
-        rows = np.flatnonzero(changed & on_path)
-        self._face(dt, rows, pref, v, agents.destination)
-        steer[:] = np.nan
-        steer[rows] = self._facing[rows]
-        if rows.size:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
-            targets = agents.next_position[rows].copy()
-            targets[:, :2] = before[rows, :2] + v[rows] * dt
-            agents.set_next_position(rows, targets)
-        rows = np.flatnonzero(changed & walking)
-        if rows.size:
-            speed = np.hypot(v[rows, 0], v[rows, 1])
-            free_speed[rows] = speed
-            turn = speed > _MOVING  # stopped: keep the heading it had
-            free_heading[rows[turn]] = np.arctan2(v[rows[turn], 1], v[rows[turn], 0])
-        self.seconds += time.perf_counter() - start
-
-    def _face(self, dt: float, rows: np.ndarray, pref: np.ndarray, v: np.ndarray, goal: np.ndarray) -> None:
-        """Low-pass filter the velocities the steered `rows` face along (`_facing`, per row): a row that
-        was not steered last tick, or whose destination changed, starts from its preferred velocity."""
+        others = self.others if self.others is not None else self._no_others
+        size = n + len(others[0])
+        if size != self._size:  # the player came or went
+            self._buffers(size)
         tau = self.settings.facing_tau_s
-        fresh = ~self._steered[rows]
-        fresh |= (goal[rows] != self._goal[rows]).any(axis=1)
-        self._steered[:] = False
-        self._steered[rows] = True
-        self._goal[:] = goal
-        facing = v[rows]
-        if tau > 0.0:
-            start = self._facing[rows]
-            start[fresh] = pref[rows[fresh]]
-            facing -= start
-            facing *= 1.0 - math.exp(-dt / tau)
-            facing += start
-        self._facing[rows] = facing
+        alpha = 1.0 - math.exp(-dt / tau) if tau > 0.0 else -1.0
+        self._params[6] = dt
+        w = self.walls
+        o_feet, o_vel, o_radius = (np.ascontiguousarray(a, dtype=np.float64) for a in others)
+        if self.solver is None:  # the whole tick in one compiled call
+            m = steer_rows(
+                dt, feet, velocities, before, agents.next_position, agents.top_speed, agents.radius,
+                agents.destination, path_rows, free, free_speed, free_heading, yaw, self.priority, o_feet,
+                o_vel, o_radius, alpha, self._params, self.settings.max_neighbours, w.a, w.b, w.z,
+                self._wall_params, w.shape, w.cell_start, w.cell_items, self._positions, self._vel,
+                self._pref, self._radii, self._top, self._prio, self._z, self._out, self._neighbours,
+                self._wall_lines, self._fallback, self._moving, self._on_path, self._last, self.changed,
+                self._facing, self._steered, self._goal, steer, self._move_rows, self._move_targets,
+            )  # fmt: skip
+        else:  # the same steps with the stand-in between them
+            gather_rows(
+                dt, feet, velocities, before, agents.next_position, agents.top_speed, agents.radius,
+                path_rows, free, free_speed, free_heading, yaw, self.priority, o_feet, o_vel, o_radius,
+                self._last, self._positions, self._vel, self._pref, self._radii, self._top, self._prio,
+                self._z, self._moving, self._on_path,
+            )  # fmt: skip
+            answer = self.solver(
+                self._positions,
+                self._vel,
+                self._pref,
+                self._radii,
+                self._top,
+                self._prio,
+                dt,
+                w,
+                self.settings,
+            )
+            self._out[:] = answer.velocities
+            m = scatter_rows(
+                dt, before, agents.next_position, agents.destination, free, free_speed, free_heading, alpha,
+                self._pref, self._out, self._moving, self._on_path, self._last, self.changed, self._facing,
+                self._steered, self._goal, steer, self._move_rows, self._move_targets,
+            )  # fmt: skip
+        if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
+            agents.set_next_position(self._move_rows[:m], self._move_targets[:m])
+        self.seconds += time.perf_counter() - start

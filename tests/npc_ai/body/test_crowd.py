@@ -10,7 +10,6 @@ import pytest
 from navigation.agent import AgentSettings
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings
 from navigation.query import NavMeshQuery
-from npc_ai.body import crowd
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.levels.navmesh import scene_navmesh
 from scenes import World, load_scene
@@ -69,10 +68,10 @@ def test_a_standing_npc_is_walked_around(arena_query) -> None:
     assert ends[0] < 0.5
 
 
-def _steered(query: NavMeshQuery, tau: float, side_deg, monkeypatch) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
-    """One NPC walks the lane (+x); the crowd's answer (a stand-in for `solve`) is its preferred speed at
-    `side_deg(tick)` [deg] from +x. Returns the headings [rad] of the velocity the body is told to face
-    (`LocomotionBatch.steer`) and the body's yaw [rad] after every tick (1.5 s)."""
+def _steered(query: NavMeshQuery, tau: float, side_deg) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """One NPC walks the lane (+x); the crowd's answer (a stand-in for the avoidance, `Crowd.solver`) is its
+    preferred speed at `side_deg(tick)` [deg] from +x. Returns the headings [rad] of the velocity the body
+    is told to face (`LocomotionBatch.steer`) and the body's yaw [rad] after every tick (1.5 s)."""
     ticks = iter(range(10**6))
 
     def solve(positions, velocities, preferred, radii, top, priority, dt, walls, settings):  # type: ignore[no-untyped-def]
@@ -81,11 +80,12 @@ def _steered(query: NavMeshQuery, tau: float, side_deg, monkeypatch) -> tuple[np
         n = len(positions)
         return AvoidanceResult(v, np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool))
 
-    monkeypatch.setattr(crowd, "solve", solve)
     with World(load_scene("arena")) as w:
         start = np.array([[-6.0, LANE_Y, 0.0]])
         settings = AvoidanceSettings(facing_tau_s=tau)
         batch = LocomotionBatch(w, query, start, np.zeros(1), agent=AGENT, avoidance=settings)
+        assert batch.crowd is not None
+        batch.crowd.solver = solve
         batch.views[0].set_destination(np.array([6.0, LANE_Y, 0.0]), speed=1.4)
         faced, yaws = [], []
         for _ in range(int(1.5 / DT)):
@@ -97,20 +97,20 @@ def _steered(query: NavMeshQuery, tau: float, side_deg, monkeypatch) -> tuple[np
     return np.array(faced), np.array(yaws)
 
 
-def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_query, monkeypatch) -> None:
+def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_query) -> None:
     """`AvoidanceSettings.facing_tau_s`: the velocity a steered body faces along is low-pass filtered. A
     crowd that sends the agent 20 deg to the right, then 20 deg to the left, every other tick (a dense
     spot) leaves it along the path and the body far steadier than unfiltered; one that keeps sending the
     agent 40 deg to the right is faced within about twice the time constant, and the body turns there."""
     tau = 0.3
     flips = lambda k: 20.0 if k % 2 else -20.0  # noqa: E731
-    faced, yaws = _steered(arena_query, tau, flips, monkeypatch)
-    raw, raw_yaws = _steered(arena_query, 0.0, flips, monkeypatch)
+    faced, yaws = _steered(arena_query, tau, flips)
+    raw, raw_yaws = _steered(arena_query, 0.0, flips)
     assert np.degrees(np.abs(faced).max()) < 3.0  # along the path (+x) throughout
     assert np.degrees(np.abs(raw[1:]).min()) > 19.0  # unfiltered: 20 deg off, one side then the other
     assert np.degrees(np.abs(yaws).max()) < 5.0
     assert np.abs(np.diff(yaws)).mean() < 0.5 * np.abs(np.diff(raw_yaws)).mean()
-    faced, yaws = _steered(arena_query, tau, lambda k: -40.0, monkeypatch)
+    faced, yaws = _steered(arena_query, tau, lambda k: -40.0)
     t = np.arange(1, len(faced) + 1) * DT
     assert np.degrees(faced[t <= tau / 3]).min() > -20.0  # not at once
     assert np.degrees(faced[t >= 2 * tau]).max() < -33.0  # 1 - exp(-2) of the way: -35 deg

@@ -1,0 +1,277 @@
+"""The simulation crowd's tick, compiled (numba): `npc_ai.body.crowd.Crowd.steer` in one call.
+
+`steer_rows` gathers every row's avoidance input from the batch's arrays (a path row is its agent before this
+tick's advance, its preferred velocity that advance over dt; a free-walking row is its body and its walking
+intent; a row that does not mean to move is an obstacle with `STILL_PRIORITY`), appends the bodies that are
+not rows (the player), runs `navigation.avoidance_kernels.avoid_rows` on them, and scatters the answer: the
+velocities the rows keep for the next tick, the low-pass filtered velocities steered path rows face along,
+the surface-move targets of changed path rows (moved by the caller, `AgentBatch.set_next_position`) and the
+new speeds and headings of changed free rows. Every buffer is the crowd's own, allocated once: a tick
+allocates nothing but `avoid_rows`' scratch.
+
+The rules are those `Crowd` documents, in the same order and with the same floating-point operations as
+the numpy version they replace (bit-identical answers). No fastmath: the same input gives the same output
+bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from navigation.avoidance_kernels import avoid_rows
+from navigation.kernel_cache import forget_stale_kernels
+
+forget_stale_kernels(  # compiled into steer_rows
+    __file__, ("navigation.avoidance_kernels", "navigation.avoidance_rules")
+)
+
+STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
+MOVING = 1e-6  # [m/s] slower than this is standing
+CHANGED = 1e-9  # [m/s] an answer this close to the preferred velocity leaves the row alone
+
+
+@njit(cache=True)
+def gather_rows(
+    dt: float,
+    feet: np.ndarray,
+    body_vel: np.ndarray,
+    before: np.ndarray,
+    next_position: np.ndarray,
+    top_speed: np.ndarray,
+    agent_radius: np.ndarray,
+    path_rows: np.ndarray,
+    free: np.ndarray,
+    free_speed: np.ndarray,
+    free_heading: np.ndarray,
+    yaw: np.ndarray,
+    priority: np.ndarray,
+    others_feet: np.ndarray,
+    others_vel: np.ndarray,
+    others_radius: np.ndarray,
+    last: np.ndarray,
+    positions: np.ndarray,
+    vel: np.ndarray,
+    pref: np.ndarray,
+    radii: np.ndarray,
+    top: np.ndarray,
+    prio: np.ndarray,
+    z: np.ndarray,
+    moving: np.ndarray,
+    on_path: np.ndarray,
+) -> float:
+    """The avoidance's input rows (`steer_rows` documents the arguments); returns the side of the
+    neighbour grid's cells [m]: at least one tick's reach of the fastest, largest pair, so contacts are
+    never missed (the larger of it and `neighbour_distance` is `avoid_rows`' params[7])."""
+    n = feet.shape[0]
+    k = others_feet.shape[0]
+    if n + k == 0:
+        return 0.0
+    for i in range(n):
+        positions[i, 0], positions[i, 1], positions[i, 2] = feet[i, 0], feet[i, 1], feet[i, 2]
+        vel[i, 0], vel[i, 1] = body_vel[i, 0], body_vel[i, 1]
+        pref[i, 0] = 0.0
+        pref[i, 1] = 0.0
+        top[i] = 0.0
+        radii[i] = agent_radius[i]
+        on_path[i] = False
+    for j in range(path_rows.shape[0]):  # the agent's own step this tick is what it prefers
+        i = path_rows[j]
+        on_path[i] = True
+        px = (next_position[i, 0] - before[i, 0]) / dt
+        py = (next_position[i, 1] - before[i, 1]) / dt
+        pref[i, 0], pref[i, 1] = px, py
+        top[i] = max(top_speed[i], math.hypot(px, py))
+        positions[i, 0], positions[i, 1], positions[i, 2] = before[i, 0], before[i, 1], before[i, 2]
+        vel[i, 0], vel[i, 1] = last[i, 0], last[i, 1]
+    for i in range(n):
+        if free[i] and free_speed[i] > MOVING:
+            heading = yaw[i] if math.isnan(free_heading[i]) else free_heading[i]
+            pref[i, 0] = free_speed[i] * math.cos(heading)
+            pref[i, 1] = free_speed[i] * math.sin(heading)
+            top[i] = free_speed[i]
+        moving[i] = math.hypot(pref[i, 0], pref[i, 1]) > MOVING
+        prio[i] = priority[i] if moving[i] else STILL_PRIORITY
+    for j in range(k):  # bodies that are not rows (the player): obstacles like standing rows
+        i = n + j
+        positions[i, 0], positions[i, 1] = others_feet[j, 0], others_feet[j, 1]
+        positions[i, 2] = others_feet[j, 2]
+        vel[i, 0], vel[i, 1] = others_vel[j, 0], others_vel[j, 1]
+        pref[i, 0] = 0.0
+        pref[i, 1] = 0.0
+        radii[i] = others_radius[j]
+        top[i] = 0.0
+        prio[i] = STILL_PRIORITY
+    big_r, big_v = radii[0], top[0]
+    for i in range(n + k):
+        z[i] = positions[i, 2]
+        big_r = max(big_r, radii[i])
+        big_v = max(big_v, top[i])
+    return 2.0 * (big_r + big_v * dt)
+
+
+@njit(cache=True)
+def scatter_rows(
+    dt: float,
+    before: np.ndarray,
+    next_position: np.ndarray,
+    destination: np.ndarray,
+    free: np.ndarray,
+    free_speed: np.ndarray,
+    free_heading: np.ndarray,
+    alpha: float,
+    pref: np.ndarray,
+    out: np.ndarray,
+    moving: np.ndarray,
+    on_path: np.ndarray,
+    last: np.ndarray,
+    changed: np.ndarray,
+    facing: np.ndarray,
+    steered: np.ndarray,
+    goal: np.ndarray,
+    steer: np.ndarray,
+    move_rows: np.ndarray,
+    move_targets: np.ndarray,
+) -> int:
+    """The rows' share of the avoidance's answer `out` (`steer_rows` documents the arguments); returns m,
+    the path rows to move: move_rows[:m], to move_targets[:m]."""
+    n = before.shape[0]
+    m = 0
+    for i in range(n):
+        vx, vy = out[i, 0], out[i, 1]
+        if moving[i]:
+            last[i, 0], last[i, 1] = vx, vy
+        else:
+            last[i, 0], last[i, 1] = 0.0, 0.0
+        changed[i] = moving[i] and math.hypot(vx - pref[i, 0], vy - pref[i, 1]) > CHANGED
+        steer[i, 0], steer[i, 1] = math.nan, math.nan
+        if changed[i] and on_path[i]:  # faces along its filtered avoiding velocity; its agent steps by it
+            fresh = not steered[i]
+            for d in range(3):
+                fresh = fresh or destination[i, d] != goal[i, d]
+            fx, fy = vx, vy
+            if alpha >= 0.0:
+                sx, sy = (pref[i, 0], pref[i, 1]) if fresh else (facing[i, 0], facing[i, 1])
+                fx, fy = (fx - sx) * alpha + sx, (fy - sy) * alpha + sy
+            facing[i, 0], facing[i, 1] = fx, fy
+            steer[i, 0], steer[i, 1] = fx, fy
+            steered[i] = True
+            move_rows[m] = i
+            move_targets[m, 0] = before[i, 0] + vx * dt
+            move_targets[m, 1] = before[i, 1] + vy * dt
+            move_targets[m, 2] = next_position[i, 2]
+            m += 1
+        else:
+            steered[i] = False
+        goal[i, 0], goal[i, 1], goal[i, 2] = destination[i, 0], destination[i, 1], destination[i, 2]
+        if changed[i] and free[i] and free_speed[i] > MOVING:
+            speed = math.hypot(vx, vy)
+            free_speed[i] = speed
+            if speed > MOVING:  # stopped: keep the heading it had
+                free_heading[i] = math.atan2(vy, vx)
+    return m
+
+
+@njit(cache=True)
+def steer_rows(
+    dt: float,
+    feet: np.ndarray,
+    body_vel: np.ndarray,
+    before: np.ndarray,
+    next_position: np.ndarray,
+    top_speed: np.ndarray,
+    agent_radius: np.ndarray,
+    destination: np.ndarray,
+    path_rows: np.ndarray,
+    free: np.ndarray,
+    free_speed: np.ndarray,
+    free_heading: np.ndarray,
+    yaw: np.ndarray,
+    priority: np.ndarray,
+    others_feet: np.ndarray,
+    others_vel: np.ndarray,
+    others_radius: np.ndarray,
+    alpha: float,
+    params: np.ndarray,
+    max_neighbours: int,
+    wall_a: np.ndarray,
+    wall_b: np.ndarray,
+    wall_z: np.ndarray,
+    wall_params: np.ndarray,
+    w_shape: np.ndarray,
+    w_start: np.ndarray,
+    w_items: np.ndarray,
+    positions: np.ndarray,
+    vel: np.ndarray,
+    pref: np.ndarray,
+    radii: np.ndarray,
+    top: np.ndarray,
+    prio: np.ndarray,
+    z: np.ndarray,
+    out: np.ndarray,
+    out_neighbours: np.ndarray,
+    out_walls: np.ndarray,
+    out_fallback: np.ndarray,
+    moving: np.ndarray,
+    on_path: np.ndarray,
+    last: np.ndarray,
+    changed: np.ndarray,
+    facing: np.ndarray,
+    steered: np.ndarray,
+    goal: np.ndarray,
+    steer: np.ndarray,
+    move_rows: np.ndarray,
+    move_targets: np.ndarray,
+) -> int:
+    """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
+    move_rows[:m], to move_targets[:m] (n, 3) [m].
+
+    Args (n rows, k others, N = n + k): dt [s]; feet (n, 3) [m]; body_vel (n, 3) [m/s]; before (n, 3) the
+    agents before this tick's advance [m]; next_position (n, 3) after it [m]; top_speed, agent_radius (n,);
+    destination (n, 3) [m]; path_rows (m,) the rows that followed a path; free (n,) bool, free_speed (n,)
+    [m/s], free_heading (n,) [rad, NaN: yaw], yaw (n,) [rad]; priority (n,); others_feet (k, 3),
+    others_vel (k, 2), others_radius (k,); alpha: the facing filter's gain this tick (0..1; < 0: no filter);
+    params, max_neighbours and the wall arrays: `avoid_rows`' (params[7], the grid cell, is raised here to
+    one tick's reach of the fastest, largest pair).
+    Buffers written: positions (N, 3), vel, pref (N, 2), radii, top, prio, z (N,), out (N, 2),
+    out_neighbours, out_walls (N,), out_fallback (N,); moving, on_path, changed (n,) bool; last (n, 2) the
+    answer kept for the next tick; facing (n, 2) and steered (n,) bool, goal (n, 3): the facing filter's
+    state; steer (n, 2) the velocity each steered row faces along (NaN: none); free_speed and free_heading
+    of changed walking rows; move_rows (n,), move_targets (n, 3)."""
+    n = feet.shape[0]
+    cell = gather_rows(
+        dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
+        free_heading, yaw, priority, others_feet, others_vel, others_radius, last, positions, vel, pref,
+        radii, top, prio, z, moving, on_path,
+    )  # fmt: skip
+    if n + others_feet.shape[0] == 0:
+        return 0
+    params[7] = max(params[0], cell)
+    avoid_rows(
+        positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,
+        wall_params, w_shape, w_start, w_items, out, out_neighbours, out_walls, out_fallback,
+    )  # fmt: skip
+    return scatter_rows(
+        dt,
+        before,
+        next_position,
+        destination,
+        free,
+        free_speed,
+        free_heading,
+        alpha,
+        pref,
+        out,
+        moving,
+        on_path,
+        last,
+        changed,
+        facing,
+        steered,
+        goal,
+        steer,
+        move_rows,
+        move_targets,
+    )
