@@ -17,8 +17,15 @@ Every `sample_every_s` of simulated time a `SoakProbe` looks at every character 
   convex and compound shapes). PyBullet has no batched distance query, so this is one overlap query and
   one closest-point query per nearby static body, per character. A capsule wholly inside a closed
   triangle mesh touches no triangle and is not seen.
-- **off_navmesh**: NPC feet farther than `mesh_horizontal` horizontally, or `mesh_vertical` vertically,
-  from the navmesh (`NavMeshQuery.polygon_at` within the vertical tolerance, else `nearest_point`).
+- **off_navmesh**: NPC body centres farther than `mesh_horizontal` (5 cm) horizontally, or `mesh_vertical`
+  vertically (their feet), from the navmesh the agents walk on (`Simulation.query`: the walkable surface
+  eroded by the agent radius, so it holds the places an NPC's centre may be; `NavMeshQuery.polygon_at`
+  within the vertical tolerance, else `nearest_point`). This is the issue's "pushed off the navmesh": a
+  body standing against a wall has its centre on the mesh's edge (its capsule radius, 0.35 m on warehouse,
+  is 5 cm under the agent radius the mesh is eroded by), so any body farther out was pushed there.
+  `max_off_navmesh_m` is the farthest any NPC centre was horizontally [m]. Measuring the feet against a
+  mesh eroded again by the radius, or the capsule's edge against the mesh, counts bodies that merely
+  stand at a wall.
 - **stuck_share**: of the NPC samples with `stuck_window_s` of history, the share whose NPC wanted to move
   (`Npc.wants_to_move`) at every sample of the window and whose feet moved less than `stuck_distance`
   horizontally over it.
@@ -44,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from navigation.avoidance import AvoidanceSettings
 from npc_ai.errors import BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
 from npc_ai.sim.simulation import Simulation, SimulationSettings
@@ -68,12 +76,15 @@ class SoakSettings:
         sample_every_s: simulated time between two samples of the detectors [s, > 0].
         floor_margin: how far feet may be below the lowest static geometry [m, >= 0].
         inside_depth: how deep a capsule may be inside static geometry [m, >= 0].
-        mesh_horizontal, mesh_vertical: how far NPC feet may be from the navmesh [m, >= 0].
+        mesh_horizontal, mesh_vertical: how far an NPC's body centre (horizontally) and feet (vertically)
+            may be from the navmesh the agents walk on [m, >= 0].
         stuck_window_s: how long an NPC must want to move and not move to be stuck [s, > 0].
         stuck_distance: the horizontal distance [m, > 0] below which it did not move.
         max_messages: exception messages kept per run. max_incidents: detections kept per kind and run.
         max_failures: steps in a row that may raise before the run stops [>= 1].
         bodies: `SimulationSettings.bodies` ("dynamic" or "kinematic").
+        avoidance: crowd avoidance between the NPCs (`SimulationSettings.avoidance = AvoidanceSettings()`);
+            False: the bodies only push each other.
     """
 
     npcs: int = 30
@@ -83,7 +94,7 @@ class SoakSettings:
     sample_every_s: float = 0.5
     floor_margin: float = 0.5
     inside_depth: float = 0.05
-    mesh_horizontal: float = 0.5
+    mesh_horizontal: float = 0.05
     mesh_vertical: float = 1.0
     stuck_window_s: float = 2.0
     stuck_distance: float = 0.1
@@ -91,6 +102,7 @@ class SoakSettings:
     max_incidents: int = 10
     max_failures: int = 600
     bodies: str = "dynamic"
+    avoidance: bool = False
 
     def __post_init__(self) -> None:
         if not (isinstance(self.npcs, int) and 1 <= self.npcs <= 10_000):
@@ -111,6 +123,8 @@ class SoakSettings:
                 raise BenchmarkSettingsError(f"{name} must be a whole number, got {value!r}")
         if not (isinstance(self.seed, int) and self.seed >= 0):
             raise BenchmarkSettingsError(f"seed must be an integer >= 0, got {self.seed!r}")
+        if not isinstance(self.avoidance, bool):
+            raise BenchmarkSettingsError(f"avoidance must be True or False, got {self.avoidance!r}")
 
     @property
     def warmup(self) -> float:
@@ -150,6 +164,7 @@ class SoakProbe:
         self.below_floor = 0
         self.inside_static = 0
         self.off_navmesh = 0
+        self.max_off_navmesh_m = 0.0  # the farthest an NPC centre was from the mesh, horizontally [m]
         self.stuck = 0
         self.stuck_checked = 0  # NPC samples with a full window of history
         self.stuck_by_state: Counter[str] = Counter()
@@ -240,6 +255,8 @@ class SoakProbe:
             near = query.nearest_point(p)
             h = float(np.hypot(*(near.point[:2] - p[:2]))) if near.found else math.inf
             v = abs(float(near.point[2] - p[2])) if near.found else math.inf
+            if v <= s.mesh_vertical:
+                self.max_off_navmesh_m = max(self.max_off_navmesh_m, h)
             if h > s.mesh_horizontal or v > s.mesh_vertical:
                 self.off_navmesh += 1
                 who, state, _ = cast[i]
@@ -271,6 +288,8 @@ class SoakResult:
         scene, npcs, seed: what ran. seconds: simulated time covered [s]. ticks: ticks the world advanced.
         exceptions: steps that raised. messages: the first exception messages (with where).
         nonfinite, below_floor, inside_static, off_navmesh: character-samples caught by each detector.
+        max_off_navmesh_m: the farthest an NPC body centre was from the navmesh, horizontally [m].
+        avoidance: crowd avoidance was on.
         stuck_share: share of NPC-time stuck. stuck_by_state: stuck NPC-samples per state.
         rss_growth_mb: resident memory at the end minus after the warm-up [MB].
         rss_warm_mb, rss_end_mb: those two readings [MB]. samples: detector samples taken.
@@ -303,6 +322,8 @@ class SoakResult:
     trace_samples: int
     wall_s: float
     aborted: bool = False
+    max_off_navmesh_m: float = 0.0
+    avoidance: bool = False
     incidents: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -315,6 +336,7 @@ class SoakResult:
             "below_floor": self.below_floor,
             "inside_static": self.inside_static,
             "off_navmesh": self.off_navmesh,
+            "max_off_navmesh_m": round(self.max_off_navmesh_m, 4),
             "stuck_share": round(self.stuck_share, 4),
             "rss_growth_mb": round(self.rss_growth_mb, 2),
             "seed": self.seed,
@@ -329,6 +351,7 @@ class SoakResult:
             "trace_samples": self.trace_samples,
             "wall_s": round(self.wall_s, 2),
             "aborted": self.aborted,
+            "avoidance": self.avoidance,
             "incidents": self.incidents,
         }
 
@@ -353,7 +376,12 @@ def run_soak(
     stage = f"{s.npcs} NPCs, {s.seconds:g} s"
     report(stage, 0, None)  # building the world, the navmesh and the NPCs
     t0 = time.perf_counter()
-    sim_settings = SimulationSettings(npcs=s.npcs, player=PlayerSettings(mode="wander"), bodies=s.bodies)
+    sim_settings = SimulationSettings(
+        npcs=s.npcs,
+        player=PlayerSettings(mode="wander"),
+        bodies=s.bodies,
+        avoidance=AvoidanceSettings() if s.avoidance else None,
+    )
     with Simulation(scene, seed=s.seed, settings=sim_settings) as sim:
         ticks = max(1, round(s.seconds / sim.dt))
         every = max(1, round(s.sample_every_s / sim.dt))
@@ -405,6 +433,8 @@ def run_soak(
             below_floor=probe.below_floor,
             inside_static=probe.inside_static,
             off_navmesh=probe.off_navmesh,
+            max_off_navmesh_m=probe.max_off_navmesh_m,
+            avoidance=s.avoidance,
             stuck_share=probe.stuck_share,
             stuck_by_state=dict(probe.stuck_by_state),
             rss_growth_mb=rss_end - rss_warm,
@@ -444,12 +474,13 @@ def format_table(results: Sequence[SoakResult]) -> list[str]:
     """One line per run: the counters, the stuck share and the memory growth."""
     lines = [
         "  scene        npcs  seconds  exceptions  nonfinite  below_floor  inside_static  off_navmesh  "
-        "stuck %  rss growth [MB]"
+        "max off [m]  stuck %  rss growth [MB]"
     ]
     for r in results:
         lines.append(
             f"  {r.scene:<12} {r.npcs:>4} {r.seconds:>8.0f} {r.exceptions:>11} {r.nonfinite:>10} "
-            f"{r.below_floor:>12} {r.inside_static:>14} {r.off_navmesh:>12} {100 * r.stuck_share:>8.1f} "
+            f"{r.below_floor:>12} {r.inside_static:>14} {r.off_navmesh:>12} {r.max_off_navmesh_m:>12.3f} "
+            f"{100 * r.stuck_share:>8.1f} "
             f"{r.rss_growth_mb:>16.1f}" + ("  (aborted)" if r.aborted else "")
         )
     return lines

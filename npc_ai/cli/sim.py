@@ -289,9 +289,13 @@ def add_bench_soak_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=cli_types.seed, default=0, help="random seed (default 0)")
     add_bodies_argument(p)
     p.add_argument(
+        "--avoidance", action="store_true", help="with crowd avoidance (default: the capsules only push)"
+    )
+    p.add_argument(
         "--json",
         help='write {"runs": [{"scene", "npcs", "seconds", "exceptions", "nonfinite", "below_floor", '
-        '"inside_static", "off_navmesh", "stuck_share", "rss_growth_mb", ...}]} (.json)',
+        '"inside_static", "off_navmesh", "max_off_navmesh_m", "stuck_share", "rss_growth_mb", ...}]} '
+        "(.json)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -306,14 +310,17 @@ def cmd_bench_soak(args: argparse.Namespace) -> int:
     from npc_ai.levels import load_level
 
     scenes = [load_level(name) for name in args.scene]  # every scene is checked before the first run
-    settings = SoakSettings(npcs=args.npcs, seconds=args.seconds, seed=args.seed, bodies=args.bodies)
+    settings = SoakSettings(
+        npcs=args.npcs, seconds=args.seconds, seed=args.seed, bodies=args.bodies, avoidance=args.avoidance
+    )
     t0 = time.perf_counter()
     results = []
     for scene in scenes:
         with StderrProgress(f"soak on {scene.name}", quiet=args.quiet) as progress:
             results.append(run_soak(scene, settings, progress=progress))
     print(
-        f"soak benchmark: {args.npcs} {args.bodies} NPCs, {args.seconds:g} s simulated per scene, "
+        f"soak benchmark: {args.npcs} {args.bodies} NPCs"
+        f"{', crowd avoidance' if args.avoidance else ''}, {args.seconds:g} s simulated per scene, "
         f"seed {args.seed}, "
         f"sampled every {settings.sample_every_s:g} s"
     )

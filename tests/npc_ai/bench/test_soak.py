@@ -136,13 +136,15 @@ def test_off_the_navmesh_is_seen(sim) -> None:
     # the mesh ends the agent radius (0.4 m) to a cell and a half (0.3 m) more before the wall at x = 15
     edge = float(sim.query.nearest_point((15.0, 0.0, 0.0)).point[0])
     assert 15.0 - 0.7 - 1e-6 <= edge <= 15.0 - 0.4
-    _put(sim, (edge + 0.3, 0.0, 0.0))  # 0.3 m past the mesh edge: within the 0.5 m tolerance
+    _put(sim, (edge + 0.03, 0.0, 0.0))  # 3 cm past the mesh edge: within the 5 cm tolerance
     probe.sample()
     assert probe.off_navmesh == 1
-    _put(sim, (edge + 0.6, 0.0, 0.0))  # 0.6 m past it
+    assert probe.max_off_navmesh_m == pytest.approx(0.03, abs=0.005)
+    _put(sim, (edge + 0.3, 0.0, 0.0))  # 0.3 m past it: where a capsule (0.35 m) may stand at the wall
     probe.sample()
     assert probe.off_navmesh == 2
-    assert probe.incidents[-1]["horizontal"] == pytest.approx(0.6, abs=0.01)
+    assert probe.incidents[-1]["horizontal"] == pytest.approx(0.3, abs=0.01)
+    assert probe.max_off_navmesh_m == pytest.approx(0.3, abs=0.01)
 
 
 def test_non_finite_positions_are_seen(sim) -> None:
