@@ -47,6 +47,7 @@ import numpy as np
 
 from navigation.agent_batch import AgentBatch
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls
+from navigation.crowd_gates import Gates, find_gates
 from navigation.navmesh import NavMesh
 from npc_ai.body.crowd_kernels import STILL_PRIORITY, gather_rows, scatter_rows, steer_rows
 
@@ -95,6 +96,14 @@ class Crowd:
         self._on_path = np.zeros(n, dtype=bool)
         self._move_rows = np.zeros(n, dtype=np.int64)  # the path rows the tick moves, in the first m
         self._move_targets = np.zeros((n, 3))  # and where to [m]
+        # the one-way gates (narrow passages taken one direction at a time) and their state
+        self.gates = Gates.none() if mesh is None else find_gates(mesh, settings.gate_width)
+        self.gate_owner = np.zeros(self.gates.count, np.int64)  # +1 / -1 along its axis, 0: free
+        self._gate_green = np.zeros(self.gates.count)  # [s] how long the owner has had it
+        self.held = np.zeros(n, dtype=bool)  # the rows a gate held this tick
+        self._row_gate = np.zeros(n, np.int64)
+        self._row_dir = np.zeros(n, np.int64)
+        self._row_inside = np.zeros(n, dtype=bool)
         self._buffers(n)
         s_, w = settings, self.walls
         # `avoid_rows`' parameters (`navigation.avoidance.solve`); dt and the grid cell are set each tick
@@ -168,7 +177,7 @@ class Crowd:
         tau = self.settings.facing_tau_s
         alpha = 1.0 - math.exp(-dt / tau) if tau > 0.0 else -1.0
         self._params[6] = dt
-        w = self.walls
+        w, g = self.walls, self.gates
         o_feet, o_vel, o_radius = (np.ascontiguousarray(a, dtype=np.float64) for a in others)
         if self.solver is None:  # the whole tick in one compiled call
             m = steer_rows(
@@ -179,6 +188,8 @@ class Crowd:
                 self._pref, self._radii, self._top, self._prio, self._z, self._out, self._neighbours,
                 self._wall_lines, self._fallback, self._moving, self._on_path, self._last, self.changed,
                 self._facing, self._steered, self._goal, steer, self._move_rows, self._move_targets,
+                agents.corridors, agents.corridor_len, agents.poly, g.centre, g.axis, g.half, g.pairs,
+                self.gate_owner, self._gate_green, self.held, self._row_gate, self._row_dir, self._row_inside,
             )  # fmt: skip
         else:  # the same steps with the stand-in between them
             gather_rows(
@@ -201,7 +212,8 @@ class Crowd:
             self._out[:] = answer.velocities
             m = scatter_rows(
                 dt, before, agents.next_position, agents.destination, free, free_speed, free_heading, alpha,
-                self._pref, self._out, self._moving, self._on_path, self._last, self.changed, self._facing,
+                self._pref, self._out, self._moving, self._on_path, self.held, self._last, self.changed,
+                self._facing,
                 self._steered, self._goal, steer, self._move_rows, self._move_targets,
             )  # fmt: skip
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)

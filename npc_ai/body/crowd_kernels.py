@@ -22,10 +22,11 @@ import numpy as np
 from numba import njit
 
 from navigation.avoidance_kernels import avoid_rows
+from navigation.crowd_gates import GO_PRIORITY, HOLD, MAX_GREEN, REACH, YIELD_PRIORITY, gate_rows
 from navigation.kernel_cache import forget_stale_kernels
 
 forget_stale_kernels(  # compiled into steer_rows
-    __file__, ("navigation.avoidance_kernels", "navigation.avoidance_rules")
+    __file__, ("navigation.avoidance_kernels", "navigation.avoidance_rules", "navigation.crowd_gates")
 )
 
 STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
@@ -126,6 +127,7 @@ def scatter_rows(
     out: np.ndarray,
     moving: np.ndarray,
     on_path: np.ndarray,
+    held: np.ndarray,
     last: np.ndarray,
     changed: np.ndarray,
     facing: np.ndarray,
@@ -145,7 +147,8 @@ def scatter_rows(
             last[i, 0], last[i, 1] = vx, vy
         else:
             last[i, 0], last[i, 1] = 0.0, 0.0
-        changed[i] = moving[i] and math.hypot(vx - pref[i, 0], vy - pref[i, 1]) > CHANGED
+        # a row a gate holds moves by its answer even when that is its (rewritten) preferred velocity
+        changed[i] = moving[i] and (held[i] or math.hypot(vx - pref[i, 0], vy - pref[i, 1]) > CHANGED)
         steer[i, 0], steer[i, 1] = math.nan, math.nan
         if changed[i] and on_path[i]:  # faces along its filtered avoiding velocity; its agent steps by it
             fresh = not steered[i]
@@ -224,6 +227,19 @@ def steer_rows(
     steer: np.ndarray,
     move_rows: np.ndarray,
     move_targets: np.ndarray,
+    corridors: np.ndarray,
+    corridor_len: np.ndarray,
+    poly: np.ndarray,
+    gate_centre: np.ndarray,
+    gate_axis: np.ndarray,
+    gate_half: np.ndarray,
+    gate_pairs: np.ndarray,
+    gate_owner: np.ndarray,
+    gate_green: np.ndarray,
+    held: np.ndarray,
+    row_gate: np.ndarray,
+    row_dir: np.ndarray,
+    row_inside: np.ndarray,
 ) -> int:
     """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
     move_rows[:m], to move_targets[:m] (n, 3) [m].
@@ -239,7 +255,10 @@ def steer_rows(
     out_neighbours, out_walls (N,), out_fallback (N,); moving, on_path, changed (n,) bool; last (n, 2) the
     answer kept for the next tick; facing (n, 2) and steered (n,) bool, goal (n, 3): the facing filter's
     state; steer (n, 2) the velocity each steered row faces along (NaN: none); free_speed and free_heading
-    of changed walking rows; move_rows (n,), move_targets (n, 3)."""
+    of changed walking rows; move_rows (n,), move_targets (n, 3). corridors, corridor_len, poly: the
+    agents' path corridors; gate_*: the mesh's one-way gates (`navigation.crowd_gates.Gates`) and their
+    state (owner, green), run by `gate_rows` before the avoidance; held (n,) bool: the rows a gate holds
+    (with its scratch row_gate, row_dir, row_inside)."""
     n = feet.shape[0]
     cell = gather_rows(
         dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
@@ -249,29 +268,16 @@ def steer_rows(
     if n + others_feet.shape[0] == 0:
         return 0
     params[7] = max(params[0], cell)
+    gate_rows(
+        dt, positions, pref, radii, top, moving, on_path, corridors, corridor_len, poly, gate_centre,
+        gate_axis, gate_half, gate_pairs, gate_owner, gate_green, REACH, HOLD, MAX_GREEN, YIELD_PRIORITY,
+        GO_PRIORITY, prio, held, row_gate, row_dir, row_inside,
+    )  # fmt: skip
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,
         wall_params, w_shape, w_start, w_items, out, out_neighbours, out_walls, out_fallback,
     )  # fmt: skip
     return scatter_rows(
-        dt,
-        before,
-        next_position,
-        destination,
-        free,
-        free_speed,
-        free_heading,
-        alpha,
-        pref,
-        out,
-        moving,
-        on_path,
-        last,
-        changed,
-        facing,
-        steered,
-        goal,
-        steer,
-        move_rows,
-        move_targets,
-    )
+        dt, before, next_position, destination, free, free_speed, free_heading, alpha, pref, out, moving,
+        on_path, held, last, changed, facing, steered, goal, steer, move_rows, move_targets,
+    )  # fmt: skip

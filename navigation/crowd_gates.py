@@ -1,0 +1,269 @@
+"""One-way gates: narrow passages of a navmesh that a crowd takes one direction at a time.
+
+Two streams that meet in a doorway only one agent wide deadlock whatever their local avoidance does: each
+side fills the doorway's mouth, the agent in the passage faces a wall of others, and ORCA's answer for all
+of them is to stand (`npc-ai bench crowd` doorway, before gates: 15 agents within 2 m of each doorway of
+the warehouse, all still after 20 s, 3 of 40 through). Real crowds, and single-lane bridges, take such a
+passage in turns; so do these agents.
+
+A gate is a set of parallel portals of the mesh (edges between two polygons) narrower than `width` whose
+both ends lie on the mesh's boundary (a passage between two walls, not an edge inside an open floor), the
+portals of one passage merged (midpoints within `MERGE` of each other). Each tick (`gate_rows`, compiled):
+
+- an agent whose path corridor crosses one of a gate's portals, within `reach` of its centre, is queued on
+  that gate in the direction it crosses; an agent in the passage (between its outermost portals), or in
+  its mouth (`DEPTH_MARGIN` beyond them) on its way through, within the passage's width plus its radius,
+  is in the gate, in the direction its preferred velocity goes (an agent that came out and walks along
+  the wall past the mouth is not);
+- the gate belongs to one direction at a time: to the side of the nearest queued agent when it was free;
+  it passes to the other side when no agent of its direction is queued or inside, or, while the other
+  side waits, after `max_green` seconds once the agents already inside have left (no new ones enter then);
+- the agents inside a gate, and the queued agent nearest it that the gate is for (the next one in), get
+  priority `go_priority`: agents converging on a one-agent-wide mouth from both sides of it otherwise
+  stop each other symmetrically;
+- an agent queued against the gate's direction is held: its preferred velocity keeps it `hold` metres
+  from the gate's centre (it walks up to that circle, or backs off to it), clear of the passage's mouth,
+  and it yields (priority `yield_priority`) so that the agents coming out push through the waiting ones.
+
+Everything is arrays; `navigation` stays free of the simulation (the caller, `npc_ai.body.crowd`, runs
+`gate_rows` inside its compiled tick). No fastmath: the same input gives the same output bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from navigation.navmesh import NavMesh
+
+MERGE = 2.0  # [m] portals of one passage: their midpoints are this close, and they are parallel
+PARALLEL = 0.95  # |cos| between two portals of one passage at least this
+DEPTH_MARGIN = 0.5  # [m] the zone of a gate reaches this far beyond its outermost portals
+REACH = 6.0  # [m] agents this close to a gate's centre whose path crosses it are queued on it
+HOLD = 3.0  # [m] held agents wait this far from the gate's centre, clear of those coming out
+MAX_GREEN = 8.0  # [s] a side keeps a gate at most this long while the other side waits
+YIELD_PRIORITY = 0.25  # held agents' priority (movers: 1): those coming out push through them
+GO_PRIORITY = 4.0  # the priority of the agents inside a gate and of the next one in: they push through
+
+
+@dataclass(frozen=True, eq=False)
+class Gates:
+    """The one-way gates of a mesh (see the module docstring).
+
+    Attributes:
+        centre: (G, 2) [m]. axis: (G, 2) unit normal across the passage (from one side to the other).
+        half: (G, 2) half its width along the passage's portals and half its zone's depth across them [m].
+        pairs: (P, 3) int64 rows (gate, polygon a, polygon b): the portals of every gate.
+    """
+
+    centre: np.ndarray
+    axis: np.ndarray
+    half: np.ndarray
+    pairs: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.centre.shape[0])
+
+    @classmethod
+    def none(cls) -> Gates:
+        return cls(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 3), np.int64))
+
+
+def find_gates(mesh: NavMesh, width: float) -> Gates:
+    """The gates of `mesh`: its passages narrower than `width` [m] between two stretches of its boundary
+    (the mesh is eroded by the agent radius: `width` is measured between agent centres). 0: none."""
+    if width <= 0.0 or mesh.polygon_count == 0:
+        return Gates.none()
+    off, verts, nbs, v = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors, mesh.vertices
+    sizes = np.diff(off)
+    poly_of = np.repeat(np.arange(mesh.polygon_count), sizes)
+    nxt = off[poly_of] + (np.arange(verts.shape[0]) - off[poly_of] + 1) % sizes[poly_of]
+    wall = nbs < 0
+    on_boundary = np.zeros(v.shape[0], dtype=bool)
+    on_boundary[verts[wall]] = True
+    on_boundary[verts[nxt[wall]]] = True
+    a, b = verts, verts[nxt]
+    length = np.hypot(*(v[a, :2] - v[b, :2]).T)
+    portal = (nbs > poly_of) & on_boundary[a] & on_boundary[b] & (length < width) & (length > 0.0)
+    found = np.flatnonzero(portal)
+    groups: list[list[int]] = []  # edge indices of each gate's portals
+    mid = 0.5 * (v[a, :2] + v[b, :2])
+    for e in found.tolist():
+        d = (v[b[e], :2] - v[a[e], :2]) / length[e]
+        for group in groups:
+            f = group[0]
+            g = (v[b[f], :2] - v[a[f], :2]) / length[f]
+            if np.hypot(*(mid[e] - mid[f])) <= MERGE and abs(float(d @ g)) >= PARALLEL:
+                group.append(e)
+                break
+        else:
+            groups.append([e])
+    centre: list[np.ndarray] = []
+    axis: list[np.ndarray] = []
+    half: list[tuple[float, float]] = []
+    pairs: list[tuple[int, int, int]] = []
+    for k, group in enumerate(groups):
+        f = group[0]
+        along = (v[b[f], :2] - v[a[f], :2]) / length[f]
+        normal = np.array([-along[1], along[0]])
+        c = mid[group].mean(axis=0)
+        spread = np.abs((mid[group] - c) @ normal).max()
+        centre.append(c)
+        axis.append(normal)
+        half.append((0.5 * float(length[group].max()), float(spread) + DEPTH_MARGIN))
+        pairs.extend((k, int(poly_of[e]), int(nbs[e])) for e in group)
+    return Gates(
+        np.array(centre, dtype=np.float64).reshape(-1, 2),
+        np.array(axis, dtype=np.float64).reshape(-1, 2),
+        np.array(half, dtype=np.float64).reshape(-1, 2),
+        np.array(pairs, dtype=np.int64).reshape(-1, 3),
+    )
+
+
+@njit(cache=True)
+def _crossing(i: int, g: int, pairs: np.ndarray, corridors: np.ndarray, first: int, length: int) -> bool:
+    """Agent i's corridor, from its polygon `first` on, steps through one of gate g's portals."""
+    for c in range(first, length - 1):
+        p, q = corridors[i, c], corridors[i, c + 1]
+        for k in range(pairs.shape[0]):
+            if pairs[k, 0] == g and (
+                (pairs[k, 1] == p and pairs[k, 2] == q) or (pairs[k, 1] == q and pairs[k, 2] == p)
+            ):
+                return True
+    return False
+
+
+@njit(cache=True)
+def gate_rows(
+    dt: float,
+    positions: np.ndarray,
+    pref: np.ndarray,
+    radii: np.ndarray,
+    top: np.ndarray,
+    moving: np.ndarray,
+    on_path: np.ndarray,
+    corridors: np.ndarray,
+    corridor_len: np.ndarray,
+    poly: np.ndarray,
+    centre: np.ndarray,
+    axis: np.ndarray,
+    half: np.ndarray,
+    pairs: np.ndarray,
+    owner: np.ndarray,
+    green: np.ndarray,
+    reach: float,
+    hold: float,
+    max_green: float,
+    yield_priority: float,
+    go_priority: float,
+    prio: np.ndarray,
+    held: np.ndarray,
+    row_gate: np.ndarray,
+    row_dir: np.ndarray,
+    row_inside: np.ndarray,
+) -> None:
+    """One tick of the gates for the n = held.shape[0] rows (module docstring).
+
+    Args: positions (N, 3) [m], pref (N, 2) [m/s] (rewritten for held rows), radii, top (N,) [m, m/s]:
+    the avoidance's rows; moving, on_path (n,) bool; corridors (n, C), corridor_len, poly (n,): the agents'
+    path corridors and where they are in them; centre, axis, half, pairs: `Gates`; owner (G,) int64 the
+    direction each gate belongs to (+1 along its axis, -1, 0 free) and green (G,) how long it has [s]
+    (both updated); reach, hold, max_green, yield_priority: as in the module docstring; prio (N,): held
+    rows get `yield_priority`. Written: held (n,) bool; scratch row_gate, row_dir (n,) int64, row_inside
+    (n,) bool."""
+    n = held.shape[0]
+    n_gates = centre.shape[0]
+    for i in range(n):
+        held[i] = False
+        row_gate[i] = -1
+    if n_gates == 0:
+        return
+    queued = np.zeros((n_gates, 2), np.int64)  # [g, 0]: direction -1, [g, 1]: +1
+    inside = np.zeros((n_gates, 2), np.int64)
+    nearest = np.full(n_gates, np.inf)
+    nearest_dir = np.zeros(n_gates, np.int64)
+    for i in range(n):
+        if not (moving[i] and on_path[i]):
+            continue
+        best = reach
+        for g in range(n_gates):
+            rx, ry = positions[i, 0] - centre[g, 0], positions[i, 1] - centre[g, 1]
+            dist = math.hypot(rx, ry)
+            if dist >= best:
+                continue
+            s = rx * axis[g, 0] + ry * axis[g, 1]  # across the passage
+            lateral = abs(rx * axis[g, 1] - ry * axis[g, 0])
+            going = pref[i, 0] * axis[g, 0] + pref[i, 1] * axis[g, 1]
+            zone = abs(s) < half[g, 1] and lateral < half[g, 0] + radii[i]
+            if zone and going != 0.0:
+                d = 1 if going > 0.0 else -1
+            elif _crossing(i, g, pairs, corridors, poly[i], corridor_len[i]):
+                d = 1 if s < 0.0 else -1
+                zone = False
+            else:
+                continue
+            best = dist
+            row_gate[i], row_dir[i], row_inside[i] = g, d, zone
+        g = row_gate[i]
+        if g < 0:
+            continue
+        side = 1 if row_dir[i] > 0 else 0
+        if row_inside[i]:
+            inside[g, side] += 1
+        else:
+            queued[g, side] += 1
+            if best < nearest[g]:
+                nearest[g], nearest_dir[g] = best, row_dir[i]
+    for g in range(n_gates):  # who has each gate
+        d = owner[g]
+        mine, theirs = (1, 0) if d > 0 else (0, 1)
+        if d != 0 and inside[g, mine] == 0 and (queued[g, mine] == 0 or green[g] > max_green):
+            d = 0  # its side is through (or has had its turn): free
+        if d == 0 and nearest[g] < np.inf:
+            d = nearest_dir[g] if owner[g] == 0 or queued[g, theirs] == 0 else -owner[g]
+        if d != owner[g]:
+            green[g] = 0.0
+        else:
+            green[g] += dt
+        owner[g] = d
+    lead = np.full(n_gates, -1)  # the next agent in: the nearest queued one the gate is for
+    lead_d = np.full(n_gates, np.inf)
+    for i in range(n):  # the queued agents the gate is not for hold
+        g = row_gate[i]
+        if g < 0:
+            continue
+        if row_inside[i]:  # in the passage: through, pushing
+            prio[i] = go_priority
+            continue
+        d = owner[g]
+        mine = 1 if d > 0 else 0
+        closing = green[g] > max_green and queued[g, 1 - mine] > 0 and d != 0
+        if row_dir[i] == d and not closing:
+            dist = math.hypot(positions[i, 0] - centre[g, 0], positions[i, 1] - centre[g, 1])
+            if dist < lead_d[g]:
+                lead[g], lead_d[g] = i, dist
+            continue
+        held[i] = True
+        prio[i] = yield_priority
+        rx, ry = positions[i, 0] - centre[g, 0], positions[i, 1] - centre[g, 1]
+        dist = math.hypot(rx, ry)
+        if dist > 0.0:  # away from the gate's centre
+            ox, oy = rx / dist, ry / dist
+        else:
+            ox, oy = -row_dir[i] * axis[g, 0], -row_dir[i] * axis[g, 1]
+        toward = -(pref[i, 0] * ox + pref[i, 1] * oy)  # its speed toward the gate's centre
+        room = (dist - hold) / 0.5  # [m/s]: reach the hold circle in half a second, or back off to it
+        if toward > room:
+            pref[i, 0] += (toward - room) * ox
+            pref[i, 1] += (toward - room) * oy
+        speed = math.hypot(pref[i, 0], pref[i, 1])
+        if speed > top[i] > 0.0:
+            pref[i, 0] *= top[i] / speed
+            pref[i, 1] *= top[i] / speed
+    for g in range(n_gates):
+        if lead[g] >= 0:
+            prio[lead[g]] = go_priority

@@ -1,0 +1,99 @@
+"""One-way gates (navigation.crowd_gates): which passages are gates, and who goes through them first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from navigation.crowd_gates import HOLD, MAX_GREEN, REACH, Gates, find_gates, gate_rows
+from navigation.navmesh import build_navmesh
+
+# two 10 x 4 m rooms (each in three strips) joined by a doorway 0.8 m wide and 1 m deep at x = 5
+_XS = (0.0, 4.6, 5.4, 10.0)
+SOUTH, DOOR, NORTH = 1, 3, 5  # the polygons on the doorway's axis (south middle strip, doorway, north)
+
+
+def _two_rooms() -> tuple[np.ndarray, list[list[int]]]:
+    v: list[tuple[float, float]] = []
+    for y in (0.0, 4.0, 5.0, 9.0):
+        v.extend((x, y) for x in _XS)
+
+    def at(ix: int, iy: int) -> int:
+        return 4 * iy + ix
+
+    polys = [[at(i, 0), at(i + 1, 0), at(i + 1, 1), at(i, 1)] for i in range(3)]  # south: 0, 1, 2
+    polys.append([at(1, 1), at(2, 1), at(2, 2), at(1, 2)])  # the doorway: 3
+    polys.append([at(0, 2), at(1, 2), at(1, 3), at(0, 3)])  # north: 4, 5, 6
+    polys.append([at(1, 2), at(2, 2), at(2, 3), at(1, 3)])
+    polys.append([at(2, 2), at(3, 2), at(3, 3), at(2, 3)])
+    return np.array(v, dtype=np.float64), polys
+
+
+@pytest.fixture(scope="module")
+def gates() -> Gates:
+    v, polys = _two_rooms()
+    return find_gates(build_navmesh(v, polys), 1.2)
+
+
+def test_a_doorway_narrower_than_the_width_is_one_gate(gates: Gates) -> None:
+    assert gates.count == 1
+    assert gates.centre[0] == pytest.approx((5.0, 4.5))
+    assert abs(gates.axis[0, 1]) == pytest.approx(1.0)  # across the wall
+    assert gates.half[0, 0] == pytest.approx(0.4)  # half the doorway's width
+    pairs = {tuple(sorted(p[1:])) for p in gates.pairs.tolist()}
+    assert pairs == {(SOUTH, DOOR), (DOOR, NORTH)}  # both of its portals, merged
+
+
+@pytest.mark.parametrize("width", [0.0, 0.8, 0.5])
+def test_no_gate_where_the_passage_is_not_narrower(width: float) -> None:
+    v, polys = _two_rooms()
+    assert find_gates(build_navmesh(v, polys), width).count == 0  # the 4 m portals inside rooms never are
+
+
+def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05):  # type: ignore[no-untyped-def]
+    n = len(pos)
+    positions = np.array([(x, y, 0.0) for x, y in pos])
+    pref = np.array(pref, dtype=np.float64)
+    width = max(len(c) for c in corridors)
+    corr = np.full((n, width), -1, np.int64)
+    for i, c in enumerate(corridors):
+        corr[i, : len(c)] = c
+    prio = np.ones(n)
+    held = np.zeros(n, bool)
+    gate_rows(
+        dt, positions, pref, np.full(n, 0.4), np.full(n, 1.4), np.ones(n, bool), np.ones(n, bool), corr,
+        np.array([len(c) for c in corridors]), np.zeros(n, np.int64), gates.centre, gates.axis, gates.half,
+        gates.pairs, owner, green, REACH, HOLD, MAX_GREEN, 0.25, 4.0, prio, held, np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, bool),
+    )  # fmt: skip
+    return pref, prio, held
+
+
+def test_the_nearer_side_goes_first_and_the_other_waits_clear_of_the_mouth(gates: Gates) -> None:
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    # a goes north from 2.5 m south of the doorway's centre, b south from 3.5 m north of it
+    pos = [(5.0, 2.0), (5.0, 8.0)]
+    corridors = [[SOUTH, DOOR, NORTH], [NORTH, DOOR, SOUTH]]
+    pref, prio, held = _tick(gates, pos, [(0.0, 1.4), (0.0, -1.4)], corridors, owner, green)
+    assert owner[0] == (1 if gates.axis[0, 1] > 0 else -1)  # a's way
+    assert held.tolist() == [False, True]
+    assert prio.tolist() == [4.0, 0.25]  # a, next in, pushes; b yields
+    assert pref[0] == pytest.approx((0.0, 1.4))  # a as it was
+    # b, 3.5 m from the centre, may close only to HOLD (3 m) within half a second: 1 m/s
+    assert pref[1] == pytest.approx((0.0, -(3.5 - HOLD) / 0.5))
+    # too near: b backs off to the hold circle
+    pref, _, held = _tick(gates, [(5.0, 2.0), (5.0, 6.5)], [(0.0, 1.4), (0.0, -1.4)], corridors, owner, green)
+    assert held[1] and pref[1, 1] > 0.0
+    # a is through (its corridor no longer crosses the doorway): the gate is b's
+    through = [[NORTH], corridors[1]]
+    go = [(0.0, 1.4), (0.0, -1.4)]
+    pref, prio, held = _tick(gates, [(5.0, 8.5), (5.0, 7.5)], go, through, owner, green)
+    assert owner[0] == -(1 if gates.axis[0, 1] > 0 else -1)
+    assert not held.any()
+    assert pref[1] == pytest.approx((0.0, -1.4))
+
+
+def test_an_agent_whose_path_does_not_cross_is_left_alone(gates: Gates) -> None:
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    pref, prio, held = _tick(gates, [(3.0, 2.0)], [(1.4, 0.0)], [[0, SOUTH, 2]], owner, green)
+    assert owner[0] == 0 and not held.any() and prio[0] == 1.0 and pref[0] == pytest.approx((1.4, 0.0))
