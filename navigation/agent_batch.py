@@ -254,8 +254,13 @@ class AgentBatch:
         if slide.size:
             walked = r[slide]
             self._slide(walked, t[slide])
-            for i in walked[self.has_path[walked] & self.has_destination[walked]].tolist():
-                self._check_corridor(i)
+            off = np.empty(walked.size, dtype=np.int64)  # those now off their path segment re-plan
+            count = kernels.off_path_rows(
+                walked, self.next_position, self.has_path, self.has_destination, self.corner,
+                self.path_corners, self.corridor_tolerance, off,
+            )  # fmt: skip
+            for i in off[:count].tolist():
+                self._replan(i)
         for j in flagged[st[flagged] != kernels.SLIDE].tolist():
             self._replan(int(r[j]))
 
@@ -361,14 +366,6 @@ class AgentBatch:
                 self.poly_id[i] = UNKNOWN
             if status & kernels.REPLAN:
                 self._replan(i)
-
-    def _check_corridor(self, i: int) -> None:
-        """Re-plan agent `i` (with a path) when its `next_position` is farther than `corridor_tolerance` from
-        its current path segment (horizontally)."""
-        k, pts, p = int(self.corner[i]), self.path_corners[i], self.next_position[i]
-        off = kernels.segment_distance(p[0], p[1], pts[k - 1, 0], pts[k - 1, 1], pts[k, 0], pts[k, 1])
-        if off > self.corridor_tolerance[i]:
-            self._replan(i)
 
     def use_query(self, query: NavMeshQuery, remap: object) -> np.ndarray:
         """Carry every agent over to `query`, the query of an updated mesh (a `CarveUpdate.mesh`):

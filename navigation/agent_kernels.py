@@ -400,6 +400,33 @@ def move_rows(
 
 
 @njit(cache=True)
+def off_path_rows(
+    rows: np.ndarray,
+    next_position: np.ndarray,
+    has_path: np.ndarray,
+    has_destination: np.ndarray,
+    corner: np.ndarray,
+    path_corners: np.ndarray,
+    corridor_tolerance: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """The agents of `rows` with a path and a destination whose `next_position` is farther than their
+    `corridor_tolerance` from their current path segment (horizontally): they re-plan (`AgentBatch`). Writes
+    them, in order, to out[:count]; returns count."""
+    count = 0
+    for j in range(rows.size):
+        i = rows[j]
+        if not (has_path[i] and has_destination[i]):
+            continue
+        k, pts = corner[i], path_corners[i]
+        x, y = next_position[i, 0], next_position[i, 1]
+        if segment_distance(x, y, pts[k - 1, 0], pts[k - 1, 1], pts[k, 0], pts[k, 1]) > corridor_tolerance[i]:
+            out[count] = i
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def remaining_rows(
     rows: np.ndarray,
     next_position: np.ndarray,
@@ -436,6 +463,7 @@ def warm_up() -> None:
     move_rows(one, f3, f3.copy(), one.copy(), one.copy(), corridors, one.copy(), yes, yes, one + 1, pts,
               f + 1, edges, planes, one.copy())  # fmt: skip
     remaining_rows(one, f3, pts, tail, one, one, yes, f.copy())
+    off_path_rows(one, f3, yes, yes, one + 1, pts, f + 1, one.copy())
     advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
             corridors[0], 2, 0, edges, planes)  # fmt: skip
     speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)
