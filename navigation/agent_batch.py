@@ -229,7 +229,13 @@ class AgentBatch:
         polygon the agent is in is compiled (`agent_kernels.move_rows`); the others walk the surface
         (`_slide`, one compiled call for all of them)."""
         r = self._rows(rows)
-        t = _points(targets, len(r), "targets")
+        self.move_unchecked(r, _points(targets, len(r), "targets"))
+
+    def move_unchecked(self, r: np.ndarray, t: np.ndarray) -> None:
+        """`set_next_position` without its checks, for a caller whose arguments are already what it
+        accepts: `r` (k,) int64 distinct rows, `t` (k, 3) float64 C-contiguous finite targets [m] (a NaN
+        z: any height) within the coordinate limit (the simulation's crowd, every tick). Anything else:
+        call `set_next_position`, which raises where this would compute garbage."""
         st = self._status
         if not kernels.move_rows(
             r,

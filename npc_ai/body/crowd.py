@@ -217,5 +217,5 @@ class Crowd:
                 self._steered, self._goal, steer, self._move_rows, self._move_targets,
             )  # fmt: skip
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
-            agents.set_next_position(self._move_rows[:m], self._move_targets[:m])
+            agents.move_unchecked(self._move_rows[:m], self._move_targets[:m])  # the crowd's own buffers
         self.seconds += time.perf_counter() - start
