@@ -129,7 +129,8 @@ def test_simplify_between_pins_matches_numpy(seed: int) -> None:
 
 def _ring_numpy(pts: np.ndarray, is_pin: np.ndarray, tol: float) -> np.ndarray:
     """Corners one ring keeps: the pinned simplification, then the pinned corners inside straight runs of
-    pinned corners dropped (when 3 or more corners remain), with numpy rolls."""
+    pinned corners (between their neighbours, not where the ring turns back) dropped (when 3 or more
+    corners remain), with numpy rolls."""
     keep = np.flatnonzero(simplify_between_pins(pts, is_pin, tol, 0.0))
     out, pin = pts[keep], is_pin[keep]
     if len(out) > 3:
@@ -137,7 +138,10 @@ def _ring_numpy(pts: np.ndarray, is_pin: np.ndarray, tol: float) -> np.ndarray:
         cross = (out[:, 0] - prev[:, 0]) * (nxt[:, 1] - prev[:, 1]) - (out[:, 1] - prev[:, 1]) * (
             nxt[:, 0] - prev[:, 0]
         )
-        inner = pin & np.roll(pin, 1) & np.roll(pin, -1) & (np.abs(cross) <= 1e-9)
+        ahead = (out[:, 0] - prev[:, 0]) * (nxt[:, 0] - out[:, 0]) + (out[:, 1] - prev[:, 1]) * (
+            nxt[:, 1] - out[:, 1]
+        )
+        inner = pin & np.roll(pin, 1) & np.roll(pin, -1) & (np.abs(cross) <= 1e-9) & (ahead > 0)
         if (~inner).sum() >= 3:
             keep = keep[~inner]
     mask = np.zeros(len(pts), dtype=bool)
