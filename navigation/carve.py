@@ -73,6 +73,11 @@ class BaseIndex:
             a = np.array(ids, dtype=np.int64)
             b = np.roll(a, -1)
             self.edge_ends.append((np.minimum(a, b), np.maximum(a, b)))
+        nv = len(base.vertices)
+        # every base edge as one number (lower id x vertex count + higher id, as `Pieces.new_edge`) and its
+        # polygon: which polygons a new point on a base edge also borders
+        self.edge_key = np.concatenate([lo * nv + hi for lo, hi in self.edge_ends] or [_NONE])
+        self.edge_poly = np.repeat(np.arange(base.polygon_count), self.sizes)
 
     def touched(self, fp: Footprint, agent_height: float) -> np.ndarray:
         """Sorted ids of the polygons whose inside the footprint overlaps and whose height range meets
@@ -189,7 +194,13 @@ def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.n
         np.vstack([base.vertices, xyz[first]]), ordered, corners[gather],
         planes=base.planes[origin[order]], meta=base.meta, area_ids=base.area_ids[origin[order]],
     )  # fmt: skip
-    return join_t_junctions(mesh, nv), origin[order].astype(np.int64), rank[order].astype(np.int64)
+    # a new point on the edge of a base polygon left whole (a cut flush with its side) must split that
+    # polygon's edge too; usually there is none, and the mesh is final
+    on_edge = np.concatenate([c.new_edge for c in cut] or [_NONE])
+    whole = kept[index.edge_poly]
+    if np.isin(on_edge[on_edge >= 0], index.edge_key[whole]).any():
+        mesh = join_t_junctions(mesh, nv)
+    return mesh, origin[order].astype(np.int64), rank[order].astype(np.int64)
 
 
 def join_t_junctions(mesh: NavMesh, first_new: int) -> NavMesh:
