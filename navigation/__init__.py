@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "GridMap": "navigation.movingai",
     "LinkedPath": "navigation.links",
     "LinkedQuery": "navigation.links",
+    "LinkSearch": "navigation.links",
     "Heightfield": "navigation.heightfield",
     "MapFormatError": "navigation.errors",
     "NavAgent": "navigation.agent",
@@ -96,6 +97,7 @@ __all__ = [
     "DynamicNavMesh",
     "GridMap",
     "Heightfield",
+    "LinkSearch",
     "LinkedPath",
     "LinkedQuery",
     "MapFormatError",
@@ -190,7 +192,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
     )
     from navigation.grid_bake import bake_geometry, bake_grid, bake_polygons, grid_free_geometry
     from navigation.heightfield import Heightfield, sample_heightfield
-    from navigation.links import LinkedPath, LinkedQuery, OffMeshLink, find_links
+    from navigation.links import LinkedPath, LinkedQuery, LinkSearch, OffMeshLink, find_links
     from navigation.movingai import GridMap, Scenario, parse_map, parse_scenarios, read_map, read_scenarios
     from navigation.navmesh import FLAG_ISLAND, NavMesh, build_navmesh
     from navigation.plot import plot_navmesh

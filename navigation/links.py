@@ -22,6 +22,7 @@ import numpy as np
 
 from navigation import arguments
 from navigation.errors import NavMeshError
+from navigation.protocols import RaySource
 from navigation.query import NavMeshQuery
 from navigation.results import PathResult, QueryReason, QueryStatus
 
@@ -288,13 +289,20 @@ class LinkSearch:
             )
 
 
-def find_links(query: NavMeshQuery, search: LinkSearch | None = None) -> tuple[OffMeshLink, ...]:
+def find_links(
+    query: NavMeshQuery, search: LinkSearch | None = None, source: RaySource | None = None
+) -> tuple[OffMeshLink, ...]:
     """Jumps across gaps and drops off edges, found along the mesh's wall edges (Recast's and Unity's
     auto-generated links): a jump joins two facing edges of about one height across at most `max_gap`
     (both ways); a drop joins an edge to the first floor straight out from it, within `max_gap` and at
     most `max_drop` below (one way). Only links that save at least `min_gain` of walking (or reach what
     walking cannot) are kept, and of links that start and end within `separation` of each other (either
-    way round for a two-way one) the shortest."""
+    way round for a two-way one) the shortest.
+
+    The mesh alone cannot tell a chasm from a wall (neither has floor between its edges): with the
+    level's `source` (the RaySource it was baked from), a link is kept only where rays along it at
+    `CLEAR_HEIGHTS` above its higher end meet nothing. Without one, a wall thinner than `max_gap` may get a
+    jump over it."""
     s = search if search is not None else LinkSearch()
     mesh = query.mesh
     off, pv, nb, v = mesh.poly_offsets, mesh.poly_verts, mesh.poly_neighbors, mesh.vertices
@@ -350,6 +358,10 @@ def find_links(query: NavMeshQuery, search: LinkSearch | None = None) -> tuple[O
             link = OffMeshLink(_xyz(p), _xyz(land), kind="drop")
             if _saves(query, p, land, link.distance, s.min_gain):
                 found.append((link.distance, link))
+    if source is not None and found:
+        found = [
+            item for item, clear in zip(found, _clear(source, [k for _, k in found]), strict=True) if clear
+        ]
     kept: list[OffMeshLink] = []
     for _, link in sorted(found, key=lambda item: item[0]):
         near = any(
@@ -367,6 +379,25 @@ def find_links(query: NavMeshQuery, search: LinkSearch | None = None) -> tuple[O
         if not near:
             kept.append(link)
     return tuple(kept)
+
+
+CLEAR_HEIGHTS = (0.5, 1.5)  # a link's path must be clear this far above its higher end [m]
+
+
+def _clear(source: RaySource, links: list[OffMeshLink]) -> np.ndarray:
+    """(n,) bool: nothing in `source` blocks the straight lines between each link's ends, raised by each of
+    CLEAR_HEIGHTS above the higher end (one ray batch, both directions)."""
+    starts, ends = [], []
+    for link in links:
+        top = max(link.start[2], link.end[2])
+        for h in CLEAR_HEIGHTS:
+            a = (link.start[0], link.start[1], top + h)
+            b = (link.end[0], link.end[1], top + h)
+            starts += [a, b]
+            ends += [b, a]
+    hits = source.ray_test(np.array(starts, dtype=np.float64), np.array(ends, dtype=np.float64))
+    blocked = (np.asarray(hits.body) >= 0).reshape(len(links), -1)
+    return np.logical_not(blocked.any(axis=1))
 
 
 def _saves(query: NavMeshQuery, p: np.ndarray, q: np.ndarray, direct: float, gain: float) -> bool:

@@ -56,6 +56,21 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         r"after close: connected True, bodies 0",
         r"world still open at t = 2\.\d+ s with \d NPC bodies in it",
     ),
+    "08_living_navmesh.py": (
+        r"size default: \d+ polygons, [\d.]+ m\^2, areas \{'water': 1\}",
+        r"size large: \d+ polygons",
+        r"no filter: success, length 8\.00 m, exact True",
+        r"water costs 1\.5: success, length 8\.00 m, cost 10\.00, exact False",
+        r"water costs 10: success, length 12\.\d\d m, cost 12\.\d\d, exact False",
+        r"water excluded: success, length 12\.\d\d m, cost 12\.\d\d, exact True",
+        r"default agent across the wall: success",
+        r"large agent across the wall: partial",
+        r"found \d+ jumps: -1\.4 -> 1\.0 m",
+        r"platform to platform: success, cost [\d.]+ m, links \[\d+\]",
+        r"guard +link_enter .* kind=jump",
+        r"guard +link_exit",
+        r"guard now at x = [1-9]\.\d m",
+    ),
     "07_research_envs.py": (
         r"observation: \{'scan': \(16,\), 'scan_hit': \(16,\), 'self': \(6,\), "
         r"'targets': \(8, 9\), 'goal': \(6,\)\}",

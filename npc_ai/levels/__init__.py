@@ -21,6 +21,7 @@ from npc_ai._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "BodyObstacles": "npc_ai.levels.obstacles",
     "SceneNavmesh": "npc_ai.levels.navmesh",
+    "StaticLevel": "npc_ai.levels.navmesh",
     "agent_sizes": "npc_ai.levels.navmesh",
     "bake_settings": "npc_ai.levels.navmesh",
     "blocked_rectangles": "npc_ai.levels.grid_maps",
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "BodyObstacles",
     "SceneNavmesh",
+    "StaticLevel",
     "agent_sizes",
     "bake_settings",
     "blocked_rectangles",
@@ -57,6 +59,7 @@ if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.levels.loading import load_level
     from npc_ai.levels.navmesh import (
         SceneNavmesh,
+        StaticLevel,
         agent_sizes,
         bake_settings,
         default_cache_dir,

@@ -312,10 +312,13 @@ def scene_navmeshes_from(
     return {name: scene_areas(mesh, world.scene) for name, mesh in meshes.items()}
 
 
-def scene_links(scene: Scene, query: NavMeshQuery | None = None) -> tuple[OffMeshLink, ...]:
+def scene_links(
+    scene: Scene, query: NavMeshQuery | None = None, world: World | None = None
+) -> tuple[OffMeshLink, ...]:
     """The scene's `[[link]]` tables as `navigation.OffMeshLink`s (for `navigation.LinkedQuery`), then,
     when its `[links]` table says `find = true`, the jumps and drops `navigation.find_links` finds on
-    `query`'s mesh (the scene's navmesh; required then).
+    `query`'s mesh (the scene's navmesh; required then), checked for walls in the way against `world`'s
+    static level when given.
 
     Raises:
         NavMeshError: limits `navigation.links.LinkSearch` refuses, or `find` without a query.
@@ -338,4 +341,5 @@ def scene_links(scene: Scene, query: NavMeshQuery | None = None) -> tuple[OffMes
     if query is None:
         raise NavMeshError("the scene's [links] table finds links on its navmesh: pass the navmesh's query")
     given = {k: v for k, v in dataclasses.asdict(spec).items() if k != "find" and v is not None}
-    return declared + find_links(query, LinkSearch(**given))
+    source = None if world is None else StaticLevel(world)
+    return declared + find_links(query, LinkSearch(**given), source)

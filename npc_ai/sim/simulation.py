@@ -283,7 +283,7 @@ class Simulation:
                 controller=self.player_controller,
             )
         self._bodies = {npc.body: npc for npc in self.npcs}
-        links = scene_links(scene, self.query) if scene.links or scene.link_search.find else ()
+        links = scene_links(scene, self.query, world) if scene.links or scene.link_search.find else ()
         self.links = LinkTraversals(self, links, self._link_handler) if links else None
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)

@@ -197,3 +197,23 @@ def test_search_limits_switch_links_off(platforms: NavMeshQuery) -> None:
         LinkSearch(max_gap=0.0)
     with pytest.raises(NavMeshError, match="spacing"):
         LinkSearch(spacing=math.inf)
+
+
+def test_with_the_level_a_wall_gets_no_jump_over_it() -> None:
+    from fake_world import FakeWorld
+    from fake_world import box as solid
+
+    from navigation.links import LinkSearch, find_links
+    from navigation.ray_bake import bake_from_rays
+    from navigation.settings import BakeSettings
+
+    # one platform with a wall 0.4 m thick and 2 m high standing on it: its two sides face each other
+    # across 1.2 m of mesh-less ground, as a chasm's would
+    world = FakeWorld(
+        [solid(-15, 15, -7, 7, -1, 0), solid(-6, 6, -4, 4, 0, 1.2), solid(-0.2, 0.2, -4, 2, 1.2, 3.2)]
+    )
+    query = NavMeshQuery(bake_from_rays(world, BakeSettings(agent_radius=0.3, cell_size=0.1, max_climb=0.3)))
+    limits = LinkSearch(max_gap=3.0, max_drop=0.0, min_gain=1.0)
+    blind = find_links(query, limits)
+    assert any(k.kind == "jump" and k.start[0] * k.end[0] < 0 for k in blind)  # the mesh alone: over the wall
+    assert not find_links(query, limits, world)  # the rays meet the wall: no jump

@@ -161,3 +161,11 @@ def test_found_links_are_used_when_the_scene_asks() -> None:
     assert (
         enter["kind"] == leave["kind"] == "jump" and sim.npcs[0].position[0] > 1.0
     )  # across by a jump it found itself
+
+
+def test_a_link_off_the_navmesh_is_refused_with_the_link_named() -> None:
+    from npc_ai.sim.simulation import SimulationError
+
+    bad = GAP_CHASE.replace("end = [1.0, 0.0, 1.2]", "end = [1.0, 0.0, 9.0]")  # in the air
+    with pytest.raises(SimulationError, match=r"the scene's links: links\[0\] end .* is not within 1 m"):
+        Simulation(parse_scene(bad), seed=0, settings=SimulationSettings(use_cache=False))
