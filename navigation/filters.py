@@ -382,14 +382,17 @@ def filtered_path(
         if len(cache) >= 16:  # a few filters per query object at a time; an old one is rebuilt if asked again
             cache.pop(next(iter(cache)))
         allowed = Allowed(query.mesh, costs)
-        sub = (
-            query
-            if allowed.sub is query.mesh
-            else NavMeshQuery(allowed.sub, height_tolerance=query.height_tolerance, max_nodes=query.max_nodes)
-        )
+        if allowed.ids.size == 0:  # the filter allows no polygon: nowhere to start
+            sub = None
+        elif allowed.sub is query.mesh:
+            sub = query
+        else:
+            sub = NavMeshQuery(
+                allowed.sub, height_tolerance=query.height_tolerance, max_nodes=query.max_nodes
+            )
         cache[key] = (allowed, sub)
     allowed, sub = cache[key]
-    if allowed.ids.size == 0:
+    if sub is None:
         return PathResult(
             QueryStatus.INVALID, (), np.zeros((0, 3)), QueryReason.START_OFF_MESH, cost=math.inf
         )

@@ -4,12 +4,15 @@ search's distance from optimal is measured (an analytic Snell crossing, a search
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nav_helpers import VisibilityGraph
 from scipy.optimize import minimize_scalar
 from shapely.geometry import Polygon, box
@@ -183,3 +186,53 @@ def test_a_fast_path_result_equals_the_plain_dataclass(query: NavMeshQuery) -> N
     made = PathResult(p.status, p.corridor, p.points, p.reason)
     assert vars(p).keys() == vars(made).keys() and p.cost is None
     assert found_path(p.corridor, p.points).__dict__.keys() == made.__dict__.keys()
+
+
+@functools.cache
+def _strip_query() -> NavMeshQuery:
+    strip = AreaVolume(1, tuple(STRIP.exterior.coords)[:-1])
+    danger = AreaVolume(2, ((16.0, 12.0), (20.0, 12.0), (20.0, 15.0), (16.0, 15.0)))
+    return NavMeshQuery(mark_areas(bake_polygons(ROOM, SHELVES), [strip, danger], {"water": 1, "danger": 2}))
+
+
+@settings(max_examples=25, deadline=None)
+@given(cost=st.floats(1.0, 20.0), seed=st.integers(0, 10_000))
+def test_the_cost_search_is_never_dearer_than_the_plain_path_or_the_detour(cost: float, seed: int) -> None:
+    query = _strip_query()
+    a, b = _points(np.random.default_rng(seed), 2, FREE)
+    found = query.find_path(a, b, filter=QueryFilter(costs={"water": cost}))
+    plain = query.find_path(a, b)
+    wet = shapely.LineString(plain.points[:, :2]).intersection(STRIP).length
+    priced = plain.length + (cost - 1.0) * wet  # the plain shortest path, priced with the costs
+    assert found.cost is not None
+    assert plain.length - 1e-6 <= found.cost <= priced * (1 + 2e-3) + 1e-9
+    detour = query.find_path(a, b, filter=QueryFilter(exclude=frozenset({"water"})))
+    if detour.ok:
+        assert found.cost <= detour.length * (1 + 2e-3) + 1e-9
+
+
+junk = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 100), st.floats(allow_nan=True), st.text(max_size=3),
+    st.lists(st.integers(-2, 70), max_size=3), st.dictionaries(st.text(max_size=2), st.floats(), max_size=2),
+)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(costs=junk, exclude=junk, include=junk, spacing=junk)
+def test_malformed_filters_raise_navmesh_error_or_build(costs: object, exclude: object, include: object,
+                                                        spacing: object) -> None:  # fmt: skip
+    kwargs = {"costs": costs, "exclude": exclude, "include": include, "sample_spacing": spacing}
+    try:
+        f = QueryFilter(**kwargs)  # type: ignore[arg-type]
+    except NavMeshError:
+        return
+    try:  # what builds must answer, or name the area the mesh lacks
+        _strip_query().find_path((2.0, 2.0, 0.0), (22.0, 2.0, 0.0), filter=f)
+    except NavMeshError as exc:
+        assert "unknown area" in str(exc)
+
+
+def test_a_filter_that_allows_nothing_finds_no_start(query: NavMeshQuery) -> None:
+    path = query.find_path((2.0, 2.0, 0.0), (22.0, 2.0, 0.0), filter=QueryFilter(include=frozenset()))
+    assert path.status is QueryStatus.INVALID and QueryReason.START_OFF_MESH in path.reason
+    assert query.find_path((2.0, 2.0, 0.0), (22.0, 2.0, 0.0)).ok  # the query goes on
