@@ -190,44 +190,50 @@ class LinkedQuery:
         direct = q.find_path(s, g)
         if direct.status is QueryStatus.INVALID:
             return LinkedPath(direct.status, (direct,), (), (), math.inf, direct.reason)
-        n = len(self._edges)
         islands = q.mesh.islands
         here = int(islands[direct.corridor[0]])  # walks from the start stay on its island
         there = {int(islands[p]) for p in q.polygons_at(g)} or None  # None: the goal is off the mesh
-        unreachable = PathResult(QueryStatus.PARTIAL, (), np.zeros((0, 3)), QueryReason.GOAL_UNREACHABLE)
-        to_entry = [
-            q.find_path(s, _xyz(entry)) if self._entry_island[i] == here else unreachable
-            for i, (entry, *_) in enumerate(self._edges)
-        ]
-        from_exit = [
-            q.find_path(_xyz(out), g) if there is None or self._exit_island[i] in there else unreachable
-            for i, (_, out, *_) in enumerate(self._edges)
-        ]
-        # Dijkstra over the crossings: dist[i] = cheapest cost to finish crossing i (standing at its exit)
-        dist = [math.inf] * n
-        prev = [-1] * n
-        heap: list[tuple[float, int]] = []
-        for i in range(n):
-            if to_entry[i].ok:
-                dist[i] = to_entry[i].length + self._edges[i][2]
-                heapq.heappush(heap, (dist[i], i))
-        done = [False] * n
-        while heap:
-            d, i = heapq.heappop(heap)
-            if done[i]:
-                continue
-            done[i] = True
-            for j in range(n):
-                leg = self._between[i][j]
-                if leg is not None and not done[j]:
-                    nd = d + leg.length + self._edges[j][2]
-                    if nd < dist[j]:
-                        dist[j], prev[j] = nd, i
-                        heapq.heappush(heap, (nd, j))
         best, last = (direct.length if direct.ok else math.inf), -1
-        for i in range(n):
-            if from_exit[i].ok and dist[i] + from_exit[i].length < best:
-                best, last = dist[i] + from_exit[i].length, i
+        # best-first over the crossings (Dijkstra; a key is the cost of standing at a crossing's exit).
+        # A crossing first enters with a lower bound, the straight line to its entry plus its cost, and
+        # its walk is measured only if that could still beat the best path found: links far off a short
+        # direct path cost no search. Path lengths are never shorter than the straight line, so the
+        # bounds hold and the answer is exact.
+        sx, sy = s[0], s[1]
+        heap: list[tuple[float, int, int, int]] = []  # (key, crossing, exact?, previous crossing)
+        for i, (entry, _, cost, _, _) in enumerate(self._edges):
+            if self._entry_island[i] == here:
+                bound = math.hypot(float(entry[0]) - sx, float(entry[1]) - sy) + cost
+                heapq.heappush(heap, (bound, i, 0, -1))
+        to_entry: dict[int, PathResult] = {}
+        from_exit: dict[int, PathResult] = {}
+        prev: dict[int, int] = {}
+        done: set[int] = set()
+        while heap:
+            key, i, exact, before = heapq.heappop(heap)
+            if key >= best:
+                break  # nothing left can beat the best path
+            if i in done:
+                continue
+            entry, out, cost, _, _ = self._edges[i]
+            if not exact:  # from the start: measure the walk to its entry now
+                walk = q.find_path(s, _xyz(entry))
+                if walk.ok:
+                    to_entry[i] = walk
+                    heapq.heappush(heap, (walk.length + cost, i, 1, -1))
+                continue
+            done.add(i)
+            prev[i] = before
+            reaches = there is None or self._exit_island[i] in there
+            if reaches and key + math.hypot(float(out[0]) - g[0], float(out[1]) - g[1]) < best:  # the goal
+                walk = from_exit[i] = q.find_path(_xyz(out), g)
+                if walk.ok and key + walk.length < best:
+                    best, last = key + walk.length, i
+            for j, leg in enumerate(self._between[i]):  # or on to another crossing
+                if leg is not None and j not in done:
+                    nd = key + leg.length + self._edges[j][2]
+                    if nd < best:
+                        heapq.heappush(heap, (nd, j, 1, i))
         if last < 0:
             return LinkedPath(
                 direct.status, (direct,), (), (), best if direct.ok else math.inf, direct.reason
