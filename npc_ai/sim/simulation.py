@@ -26,6 +26,7 @@ import numpy as np
 from navigation.agent import AgentSettings
 from navigation.avoidance import AvoidanceSettings
 from navigation.dynamic import CarveUpdate
+from navigation.filters import QueryFilter
 from navigation.navmesh import NavMesh
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
@@ -39,6 +40,7 @@ from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
 from npc_ai.levels.navmesh import bake_settings, scene_links, scene_navmesh
+from npc_ai.sim.area_filters import AreaFilters
 from npc_ai.sim.control import Controllers
 from npc_ai.sim.control import NpcController as NpcController  # re-exported
 from npc_ai.sim.crowd import feed_crowd
@@ -285,6 +287,7 @@ class Simulation:
         self._bodies = {npc.body: npc for npc in self.npcs}
         links = scene_links(scene, self.query, world) if scene.links or scene.link_search.find else ()
         self.links = LinkTraversals(self, links, self._link_handler) if links else None
+        self.area_filters = AreaFilters(self)  # per-NPC query filters (`filter_areas`)
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)
         self.perception = Perception(world, period_ticks=max(period, default=1))
@@ -479,6 +482,12 @@ class Simulation:
             SimulationError: an unknown NPC name or index, or a controller that is not callable.
         """
         self._controllers.set(self.npcs, npc, controller)
+
+    def filter_areas(self, npc: str | int, area_filter: QueryFilter | None) -> None:
+        """Keep one NPC's paths out of some areas, or price them (`navigation.QueryFilter` over the scene's
+        `[[area]]`s), or plan plainly again (None); it re-plans now. Raises `SimulationError` (an unknown
+        NPC or area name, or a scene with off-mesh links)."""
+        self.area_filters.set(self.npcs, npc, area_filter)
 
     def _decide(self) -> None:
         controllers, t = self._controllers, self.time
