@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scenes import World, groups, load_scene
@@ -29,13 +29,16 @@ def reference(w: World, half: np.ndarray, start: np.ndarray, end: np.ndarray, ya
 
 
 def _grazes(world: World, half: np.ndarray, start: np.ndarray, end: np.ndarray, yaw: float) -> bool:
-    """The box passes within 3 mm of a wall without touching it, or touches it by less than that."""
+    """The box passes within 3 mm of a wall without touching it, or touches it by less than that: 3 mm
+    more or less of box changes whether it hits, or which wall it hits first (it then reaches a wall
+    further on: the first contact moves by more than 5 cm)."""
     bigger = reference(world, half + 3e-3, start, end, yaw)
     smaller = reference(world, np.maximum(half - 3e-3, 1e-3), start, end, yaw)
-    return bigger.hit != smaller.hit
+    return bigger.hit != smaller.hit or (bigger.hit and abs(bigger.distance - smaller.distance) > 0.05)
 
 
 @settings(max_examples=150, deadline=None)
+@example(seed=6145994, height=1.0, yaw=0.0, hx=0.05078125, hy=0.25, hz=0.5)  # a corner touched by 0.5 mm
 @given(
     seed=st.integers(0, 2**32 - 1),
     height=st.floats(0.05, 3.0),
@@ -57,7 +60,9 @@ def test_agrees_with_conservative_advancement(
     if got.hit and want.hit:
         # PyBullet rounds its boxes' edges by a 1 mm margin: a corner may touch a little later
         closing = abs(float(got.normal @ (end - start))) / length  # 1 mm along the normal: ~5 mm at 4 deg
-        assert abs(got.distance - want.distance) * closing < 1e-3 or _grazes(world, half, start, end, yaw)
+        if abs(got.distance - want.distance) * closing >= 1e-3:
+            assert _grazes(world, half, start, end, yaw)
+            return  # a graze (PyBullet's rounded corner misses a sub-mm touch): the walls may differ
         assert got.started_in_contact == want.started_in_contact or got.distance < 3e-3
         if not got.started_in_contact:
             assert np.isclose(np.linalg.norm(got.normal), 1.0) and got.normal[2] == 0.0
