@@ -21,7 +21,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon
 
-from navigation.carve import BaseIndex, Pieces, _locate, assemble
+from navigation.carve import BaseIndex, Pieces, _locate, assemble, join_t_junctions
 from navigation.decompose import decompose_many
 from navigation.errors import NavMeshError
 from navigation.navmesh import GROUND_AREA, MAX_AREA, NavMesh
@@ -136,7 +136,9 @@ def mark_areas(
     for k, (p, r) in enumerate(zip(origin.tolist(), rank.tolist(), strict=True)):
         if p in labels:
             new_ids[k] = labels[p][r]
-    return dataclasses.replace(out, meta=meta, area_ids=new_ids)
+    # the regions of one polygon were decomposed apart: a corner of one may lie inside an edge of the
+    # other, which that edge must take for the two to share a portal (as across base polygons)
+    return dataclasses.replace(join_t_junctions(out, len(mesh.vertices)), meta=meta, area_ids=new_ids)
 
 
 def _names(names: Mapping[str, int] | None) -> dict[str, int]:
@@ -178,7 +180,8 @@ def _cut(
     index: BaseIndex, cut: dict[int, list[tuple[int, Polygon]]], max_verts: int
 ) -> tuple[dict[int, Pieces], dict[int, list[int]]]:
     """Convex pieces of each cut polygon (one `decompose_many` for all regions), their points shared
-    between the regions of a polygon, and the area of each piece in piece order."""
+    between the regions of a polygon (T-junctions between them are joined after assembly), and the area
+    of each piece in piece order."""
     regions: list[Polygon] = []
     owner: list[int] = []
     meta: list[tuple[int, int]] = []
@@ -202,29 +205,6 @@ def _cut(
             areas.append(a)
     for p, (point_ids, all_polys, areas) in gathered.items():
         xy = np.array(list(point_ids), dtype=np.float64).reshape(-1, 2)
-        pieces[p] = _locate(index, p, xy, _split_t_junctions(xy, all_polys, index.eps))
+        pieces[p] = _locate(index, p, xy, all_polys)
         labels[p] = areas
     return pieces, labels
-
-
-def _split_t_junctions(xy: np.ndarray, polys: list[list[int]], eps: float) -> list[list[int]]:
-    """Insert into each edge the points of `xy` lying on it (pieces of two regions meet along a whole
-    edge on both sides: a portal), in order along the edge."""
-    out = []
-    for poly in polys:
-        new: list[int] = []
-        for i, u in enumerate(poly):
-            v = poly[(i + 1) % len(poly)]
-            new.append(u)
-            a, b = xy[u], xy[v]
-            d = b - a
-            length2 = float(d @ d)
-            rel = xy - a
-            t = (rel @ d) / length2
-            off = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0]) / math.sqrt(length2)
-            inner = np.flatnonzero(
-                (off <= eps) & (t * math.sqrt(length2) > eps) & ((1 - t) * math.sqrt(length2) > eps)
-            )
-            new.extend(int(k) for k in inner[np.argsort(t[inner])])
-        out.append(new)
-    return out

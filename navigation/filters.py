@@ -36,7 +36,6 @@ from navigation.results import PathResult, QueryReason, QueryStatus
 if TYPE_CHECKING:
     from navigation.query import NavMeshQuery
 
-Portals = list[tuple[np.ndarray, np.ndarray]]  # (left, right) ends of each portal along a corridor
 GROUND_NAME = "ground"
 MAX_COST = 1e6  # the largest area cost
 
@@ -304,13 +303,10 @@ def _runs(
         if costs[p] == costs[last] and p in mesh.neighbors(last):
             corridor.append(p)
             continue
+        # a new cost, or polygons that touch at a corner only: a new run from the chain's point there
         here = np.asarray(pts[i], dtype=np.float64)
-        if p in mesh.neighbors(last):  # the crossing point is on their portal
-            runs.append((start, here, corridor))
-            start, corridor = here, [p]
-        else:  # they touch at a corner only: the chain passes through it
-            runs.append((start, here, corridor))
-            start, corridor = here, [p]
+        runs.append((start, here, corridor))
+        start, corridor = here, [p]
     runs.append((start, np.asarray(pts[-1], dtype=np.float64), corridor))
     return runs
 
@@ -328,9 +324,11 @@ def _slide(
     pl, pr = corridor_portals(mesh, left), corridor_portals(mesh, right)
     cl, cr = float(costs[left[0]]), float(costs[right[0]])
 
-    def cost(t: float) -> float:
-        x = seg[0] + (seg[1] - seg[0]) * t
+    def cost_through(x: np.ndarray) -> float:  # both runs, crossing at x
         return _length(string_pull_indexed(pl, a, x)[0]) * cl + _length(string_pull_indexed(pr, x, b)[0]) * cr
+
+    def cost(t: float) -> float:
+        return cost_through(seg[0] + (seg[1] - seg[0]) * t)
 
     lo, hi = 0.0, 1.0
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
@@ -347,16 +345,9 @@ def _slide(
             f2 = cost(x2)
     t = (lo + hi) / 2.0
     now = seg[0] + (seg[1] - seg[0]) * t
-    old = runs[k - 1][1]
-    if cost(t) <= _cost_at(pl, pr, a, old, b, cl, cr):
+    if cost(t) <= cost_through(runs[k - 1][1]):  # never worse than the graph's crossing
         runs[k - 1] = (a, now, left)
         runs[k] = (now, b, right)
-
-
-def _cost_at(
-    pl: Portals, pr: Portals, a: np.ndarray, x: np.ndarray, b: np.ndarray, cl: float, cr: float
-) -> float:
-    return _length(string_pull_indexed(pl, a, x)[0]) * cl + _length(string_pull_indexed(pr, x, b)[0]) * cr
 
 
 def lift(mesh: NavMesh, xy: list[tuple[float, float]], owners: list[int], corridor: list[int]) -> np.ndarray:
@@ -377,7 +368,7 @@ def filtered_path(
 
     costs = f.polygon_costs(query.mesh)
     key = costs.tobytes()
-    cache = query.__dict__.setdefault("_filtered", {})
+    cache = query._filtered
     if key not in cache:
         if len(cache) >= 16:  # a few filters per query object at a time; an old one is rebuilt if asked again
             cache.pop(next(iter(cache)))

@@ -18,7 +18,7 @@ import numpy as np
 from navigation import arguments
 from navigation.agent_kernels import edge_table, inside
 from navigation.errors import NavMeshError
-from navigation.filters import QueryFilter, filtered_path
+from navigation.filters import Allowed, QueryFilter, filtered_path
 from navigation.mesh_kernels import (
     RAY_CLEAR,
     RAY_WALL,
@@ -131,6 +131,7 @@ class NavMeshQuery:
         # per island selection: (triangle ids, their area cdf); None = every triangle
         self._tri_sets: dict[frozenset[int], tuple[np.ndarray, np.ndarray]] = {}
         self._paths = PathFinder(self)
+        self._filtered: dict[bytes, tuple[Allowed, NavMeshQuery | None]] = {}  # per filter's costs (filters)
         self._paths.warm_up()  # the compiled path search: compiled or loaded now (once), not in a tick
 
     # --- location ---------------------------------------------------------------------------------

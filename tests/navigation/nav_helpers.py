@@ -112,3 +112,14 @@ def big_polygon_small_island() -> NavMesh:
     )
     polys = [[0, 1, 2, 3]] + [[4 + i, 5 + i, 11 + i, 10 + i] for i in range(5)]
     return build_navmesh(np.array(v, dtype=float), polys)
+
+
+def free_points(rng: np.random.Generator, n: int, free: shapely.Geometry) -> list[tuple[float, float, float]]:
+    """n points (x, y, 0) [m] drawn uniformly in the 24 x 16 m test room (0.1 m in from its sides) that lie
+    in `free`, in draw order."""
+    out: list[tuple[float, float, float]] = []
+    while len(out) < n:
+        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
+        if free.contains(shapely.Point(x, y)):
+            out.append((float(x), float(y), 0.0))
+    return out

@@ -10,6 +10,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nav_helpers import free_points
 from shapely.geometry import Polygon, box
 
 from navigation.areas import AreaVolume, mark_areas
@@ -37,11 +38,7 @@ def _covered(mesh: NavMesh, ids: list[int] | None = None) -> shapely.Geometry:
 
 
 def _pairs(rng: np.random.Generator, n: int) -> list[tuple[tuple[float, float, float], ...]]:
-    pts = []
-    while len(pts) < 2 * n:
-        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
-        if FREE.contains(shapely.Point(x, y)):
-            pts.append((float(x), float(y), 0.0))
+    pts = free_points(rng, 2 * n, FREE)
     return list(zip(pts[::2], pts[1::2], strict=True))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import shapely
-from nav_helpers import VisibilityGraph
+from nav_helpers import VisibilityGraph, free_points
 from shapely.geometry import Polygon, box
 
 from navigation.carve import BaseIndex, assemble, carve_navmesh, carve_polygons
@@ -151,11 +151,7 @@ def test_a_footprint_flush_with_a_wall_keeps_the_portals_beside_it(base: NavMesh
     free = FREE.difference(fp.polygon)
     graph, query = VisibilityGraph(free), NavMeshQuery(mesh)
     rng = np.random.default_rng(1)
-    pts = []
-    while len(pts) < 60:
-        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
-        if free.contains(shapely.Point(x, y)):
-            pts.append((float(x), float(y), 0.0))
+    pts = free_points(rng, 60, free)
     for a, b in zip(pts[::2], pts[1::2], strict=True):
         path = query.find_path(a, b)
         assert path.status is QueryStatus.SUCCESS

@@ -13,7 +13,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nav_helpers import VisibilityGraph
+from nav_helpers import VisibilityGraph, free_points
 from scipy.optimize import minimize_scalar
 from shapely.geometry import Polygon, box
 
@@ -42,15 +42,6 @@ def query(mesh: NavMesh) -> NavMeshQuery:
     return NavMeshQuery(mesh)
 
 
-def _points(rng: np.random.Generator, n: int, free: shapely.Geometry) -> list[tuple[float, float, float]]:
-    out = []
-    while len(out) < n:
-        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
-        if free.contains(shapely.Point(x, y)):
-            out.append((float(x), float(y), 0.0))
-    return out
-
-
 def _areas_entered(mesh: NavMesh, points: np.ndarray) -> set[int]:
     """Area ids of the polygons the path's segments pass over (sampled every 10 cm)."""
     q = NavMeshQuery(mesh)
@@ -73,7 +64,7 @@ def test_excluded_areas_are_never_entered_and_paths_stay_exact(mesh: NavMesh, qu
     free = FREE.difference(STRIP).difference(box(16, 12, 20, 15))
     graph = VisibilityGraph(free)
     rng = np.random.default_rng(7)
-    starts, goals = _points(rng, 30, free), _points(rng, 30, free)
+    starts, goals = free_points(rng, 30, free), free_points(rng, 30, free)
     for a, b in zip(starts, goals, strict=True):
         p = query.find_path(a, b, filter=f)
         assert p.status is QueryStatus.SUCCESS
@@ -131,7 +122,7 @@ def test_the_cost_search_crosses_a_boundary_where_snell_says() -> None:
 
 def test_the_cost_search_is_within_a_measured_bound_of_a_denser_one(query: NavMeshQuery) -> None:
     rng = np.random.default_rng(11)
-    starts, goals = _points(rng, 25, FREE), _points(rng, 25, FREE)
+    starts, goals = free_points(rng, 25, FREE), free_points(rng, 25, FREE)
     coarse = QueryFilter(costs={"water": 2.0, "danger": 4.0})
     dense = QueryFilter(costs={"water": 2.0, "danger": 4.0}, sample_spacing=coarse.sample_spacing / 8)
     ratios = []
@@ -199,7 +190,7 @@ def _strip_query() -> NavMeshQuery:
 @given(cost=st.floats(1.0, 20.0), seed=st.integers(0, 10_000))
 def test_the_cost_search_is_never_dearer_than_the_plain_path_or_the_detour(cost: float, seed: int) -> None:
     query = _strip_query()
-    a, b = _points(np.random.default_rng(seed), 2, FREE)
+    a, b = free_points(np.random.default_rng(seed), 2, FREE)
     found = query.find_path(a, b, filter=QueryFilter(costs={"water": cost}))
     plain = query.find_path(a, b)
     wet = shapely.LineString(plain.points[:, :2]).intersection(STRIP).length

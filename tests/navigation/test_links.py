@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import shapely
-from nav_helpers import VisibilityGraph
+from nav_helpers import VisibilityGraph, free_points
 from shapely.geometry import Polygon, box
 
 from navigation.errors import NavMeshError
@@ -60,19 +60,10 @@ def _reference(graph: VisibilityGraph, a: tuple[float, float], b: tuple[float, f
         return math.inf
 
 
-def _points(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
-    out = []
-    while len(out) < n:
-        x, y = rng.uniform(0.1, 23.9), rng.uniform(0.1, 15.9)
-        if FREE.contains(shapely.Point(x, y)):
-            out.append((float(x), float(y), 0.0))
-    return out
-
-
 def test_link_paths_are_the_shortest_of_a_visibility_graph_with_the_links(linked: LinkedQuery) -> None:
     graph = VisibilityGraph(FREE)
     rng = np.random.default_rng(5)
-    starts, goals = _points(rng, 40), _points(rng, 40)
+    starts, goals = free_points(rng, 40, FREE), free_points(rng, 40, FREE)
     crossed = 0
     for a, b in zip(starts, goals, strict=True):
         path = linked.find_path(a, b)
