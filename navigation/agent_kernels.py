@@ -13,6 +13,7 @@ No fastmath: the results are bit-identical from run to run, and equal to numpy's
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
@@ -449,6 +450,7 @@ def remaining_rows(
 
 
 # -- compile once ---------------------------------------------------------------------------------------
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Run every kernel of this module once on tiny inputs with the types `NavAgent` and `AgentBatch` pass,
     so no tick pays for compiling: the machine code is compiled (seconds, once per environment) or loaded

@@ -8,6 +8,7 @@ across each edge, -1 for a wall or padding).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -378,16 +379,12 @@ def nearest_wall(
 
 
 # -- compile once ---------------------------------------------------------------------------------------
-_WARM: list[bool] = []  # non-empty once `warm_up` ran in this process
-
-
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Run every kernel of this module once on a one-square mesh with the types `NavMeshQuery` passes (its
     planes are read-only), so no query pays for compiling: the machine code is compiled (seconds, once per
     environment) or loaded from the on-disk cache (tens of ms). `NavMeshQuery` calls it when it is made;
     once per process, later calls return at once."""
-    if _WARM:
-        return
     edges = np.zeros((6, 1, 4))
     edges[:4, 0] = np.array(
         [[0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 0.0, -1.0, 0.0], [0.0, 1.0, 0.0, -1.0]]
@@ -412,4 +409,3 @@ def warm_up() -> None:
     )  # fmt: skip
     walls = np.zeros((4, 3))
     nearest_wall(walls, walls + 1.0, np.zeros(4, dtype=np.int64), -1, rays[0], 2, math.inf, np.zeros(3))
-    _WARM.append(True)

@@ -118,13 +118,13 @@ class NavMeshQuery:
         self._flat = bool(np.ptp(mesh.planes, axis=0).max() == 0.0)
         self._planes: list[tuple[float, float, float]] = [(a, b, c) for a, b, c in mesh.planes.tolist()]
         self._graph: nx.Graph | None = None
-        tri = [
-            (self._edge_a[off[p], :2], self._edge_a[off[p] + i, :2], self._edge_a[off[p] + i + 1, :2], p)
-            for p in range(mesh.polygon_count)
-            for i in range(1, off[p + 1] - off[p] - 1)
-        ]
-        self._tri = np.array([[a, b, c] for a, b, c, _ in tri])
-        self._tri_poly = np.array([p for *_, p in tri], dtype=np.int64)
+        # each polygon as a fan of triangles (first vertex, i, i + 1), polygon by polygon
+        fans = np.diff(off) - 2
+        self._tri_poly = np.repeat(np.arange(mesh.polygon_count, dtype=np.int64), fans)
+        first = off[self._tri_poly]
+        i = np.arange(len(first)) - np.repeat(np.cumsum(fans) - fans, fans) + 1
+        corners = self._edge_a[:, :2]
+        self._tri = np.stack([corners[first], corners[first + i], corners[first + i + 1]], axis=1)
         ab, ac = self._tri[:, 1] - self._tri[:, 0], self._tri[:, 2] - self._tri[:, 0]
         self._tri_area = 0.5 * np.abs(ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0])
         self._tri_cdf = np.cumsum(self._tri_area)

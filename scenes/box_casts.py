@@ -19,6 +19,7 @@ Conventions: world Z-up, metres, radians; a yaw turns about +Z.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -308,6 +309,7 @@ def checked_table(
     return True
 
 
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Compile `first_box_hits`, `closed_table` and `checked_table` now (or load them from the disk
     cache), not in the first cast that needs them."""

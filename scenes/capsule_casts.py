@@ -17,6 +17,7 @@ conservative advancement for it.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -298,6 +299,7 @@ def _near_pair(
         which[c] = k
 
 
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Compile `first_hits` and `first_hits_near` now (or load them from the disk cache), not in the first
     cast that needs them."""

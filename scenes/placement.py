@@ -5,6 +5,7 @@ capsules."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -53,6 +54,7 @@ def place_rows(
     return count
 
 
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Compile `place_rows` now (or load it from the disk cache), not in the first tick."""
     place_rows(

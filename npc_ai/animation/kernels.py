@@ -14,6 +14,7 @@ Units: seconds, metres, radians, m/s. Arrays are float64 unless named otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -366,6 +367,7 @@ def tick_inputs() -> tuple:
             n.copy(), n.copy())  # fmt: skip
 
 
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Run every kernel of this module once on tiny inputs with the types the package passes, so the first
     tick pays nothing: the machine code is compiled (about 10 s in a fresh environment) or loaded from the

@@ -19,6 +19,7 @@ so it compiles again.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -422,6 +423,7 @@ def settle(
 
 
 # -- compile once ---------------------------------------------------------------------------------------
+@functools.cache  # once per process: a later call costs nothing (an env reset builds a new world)
 def warm_up() -> None:
     """Run every kernel of this module once on tiny inputs with the types `LocomotionBatch` passes (and the
     `warm_up` of `navigation.agent_kernels` and `npc_ai.animation.kernels`), so no tick pays for compiling:
