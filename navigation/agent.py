@@ -35,6 +35,7 @@ from navigation.angles import turn_toward
 from navigation.errors import NavMeshError, NavSettingsError
 from navigation.funnel import drop_collinear, lift_path
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
+from navigation.raycasts import slide_many
 
 __all__ = ["CORNER_EPS", "MIN_CORNER_SPEED", "AgentSettings", "NavAgent"]
 
@@ -134,24 +135,13 @@ def renumbered(path: PathResult, corridor: np.ndarray) -> PathResult:
 def move_on_surface(
     query: NavMeshQuery, start: np.ndarray, target: np.ndarray, snap_distance: float
 ) -> np.ndarray:
-    """Walk from `start` toward `target` [m] on the mesh; stop just short of a wall and slide along it.
-    A start off the mesh is snapped back on (NavMeshError beyond `snap_distance` [m])."""
-    if float(np.hypot(*(target[:2] - start[:2]))) < 1e-12:
-        return start.copy()
-    hit = query.raycast(start, target)
-    if not hit.valid:  # start fell off the mesh: put it back on
+    """Walk from `start` toward `target` [m] on the mesh; stop just short of a wall and slide along it
+    (`raycasts.slide_many` for one row). A start off the mesh is snapped back on (NavMeshError beyond
+    `snap_distance` [m])."""
+    out, on_mesh, _ = slide_many(query, start[None], target[None])
+    if not on_mesh[0]:  # start fell off the mesh: put it back on
         return snap_to_mesh(query, start, "agent position", snap_distance)
-    if hit.walkable:
-        return hit.point
-    # slide: keep the part of the remaining motion that runs along the wall
-    back = 1e-4
-    stop = hit.point - (target - start) / max(np.linalg.norm(target[:2] - start[:2]), 1e-12) * back
-    rest = target - hit.point
-    tangent = rest - hit.normal * float(rest @ hit.normal)
-    slide = query.raycast(stop, stop + tangent)
-    if slide.valid:
-        return slide.point if slide.walkable else stop
-    return start.copy()
+    return out[0]
 
 
 def coast(
