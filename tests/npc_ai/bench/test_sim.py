@@ -43,7 +43,10 @@ def results():
 def test_results(results) -> None:
     assert [r.npcs for r in results] == [2, 4]
     for r in results:
-        assert r.ticks == 12 and r.npc_ticks_per_s > 0 and 0 < r.pybullet_share < 1
+        assert r.ticks == 12 and r.npc_ticks_per_s > 0 and r.pybullet_s > 0
+        # PyBullet's time comes from a second (probed) run of the same ticks: on a busy machine one run can
+        # be preempted and the other not, so a 12-tick share may pass 1; it is that ratio, exactly
+        assert r.pybullet_share == pytest.approx(r.pybullet_s / r.wall_s)
         assert r.build_s > 0 and r.rss_mb > 0
     assert len(format_table(results)) == 3
     with pytest.raises(BenchmarkSettingsError, match="NPC counts must be positive"):
