@@ -35,6 +35,7 @@ from navigation.navmesh import NavMesh
 from navigation.polyanya import (
     BUDGET_EXCEEDED,
     FOUND,
+    MORE_ROWS,
     SearchScratch,
     search,
     search_mesh,
@@ -129,7 +130,7 @@ class Polyanya:
         """`search` as arrays: (FOUND / NO_PATH / BUDGET_EXCEEDED, cost [m], nodes expanded, (k, 2)
         turning points [m], (k,) their vertex ids (-1: none), (m,) corridor polygon ids)."""
         m, s = self.arrays, self.scratch
-        out: tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray] = search(
+        out: tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray] = run_search(
             m.offsets, m.xy, m.vertex, m.across, m.back, m.vertex_flags, m.eps, m.otol,
             s.root_g, s.root_stamp, s.marks, s.stamp, s.work_f, s.work_i,
             float(start[0]), float(start[1]), start_polys, len(start_polys),
@@ -364,6 +365,49 @@ def _views(buffer: np.ndarray, bounds: list[int]) -> list[np.ndarray]:
     return [buffer[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+@njit(cache=True)
+def run_search(
+    offsets: np.ndarray,
+    cxy: np.ndarray,
+    cvid: np.ndarray,
+    across: np.ndarray,
+    back: np.ndarray,
+    vflags: np.ndarray,
+    eps: float,
+    otol: float,
+    root_g: np.ndarray,
+    root_stamp: np.ndarray,
+    marks: np.ndarray,
+    stamps: np.ndarray,
+    work_f: np.ndarray,
+    work_i: np.ndarray,
+    sx: float,
+    sy: float,
+    start_polys: np.ndarray,
+    n_start: int,
+    gx: float,
+    gy: float,
+    goal_polys: np.ndarray,
+    n_goal: int,
+    max_nodes: int,
+    max_k: int,
+) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """`search` with the same arguments, run again on new work rows while it answers MORE_ROWS (never
+    returned): the owner of `work_f`, `work_i` reads `stamps[1]` to give the next search as many."""
+    out = search(
+        offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps, work_f,
+        work_i, sx, sy, start_polys, n_start, gx, gy, goal_polys, n_goal, max_nodes, max_k,
+    )  # fmt: skip
+    while out[0] == MORE_ROWS:
+        rows = stamps[1]
+        out = search(
+            offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps,
+            np.empty((rows, 9)), np.empty((rows, 9), dtype=np.int64), sx, sy, start_polys, n_start, gx, gy,
+            goal_polys, n_goal, max_nodes, max_k,
+        )  # fmt: skip
+    return out
+
+
 _NI, _NF = 16, 9  # boundaries of the int and float buffers in the layout: 15 and 8 parts
 
 
@@ -384,8 +428,9 @@ def find_path(
     """`NavMeshQuery.find_path`'s common case in one compiled call, over a `PathFinder`'s buffers: the
     polygons under the start and the goal (`mesh_kernels.polygons_at` within `tolerance` [m] of their
     heights; z NaN: any height), the goal polygons on the start's islands, then `polyanya.search` (at most
-    `max_nodes` expansions). Returns (code, turning points k, corridor polygons m, grow): code FOUND,
-    NO_PATH, BUDGET_EXCEEDED as `search`, or OFF_MESH (the start is on no polygon) or UNREACHABLE (no goal
+    `max_nodes` expansions; again on larger work rows while it asks for them, as `run_search`). Returns
+    (code, turning points k, corridor polygons m, grow): code FOUND, NO_PATH, BUDGET_EXCEEDED as
+    `search`, or OFF_MESH (the start is on no polygon) or UNREACHABLE (no goal
     polygon shares an island with a start polygon); grow 1 when the buffers are too small (the path did
     not fit, or the search needed more work rows than the buffer holds: `stamps[1]` says how many), else
     0. A found path is written when it fits: its points (k, 3) [m] into the output rows (on a flat mesh at
@@ -456,7 +501,7 @@ def find_path(
         if islands[found[0, i]] == island:
             found[0, m] = found[0, i]
             m += 1
-    code, _, _, xy, vid, corridor = search(
+    code, _, _, xy, vid, corridor = run_search(
         offsets, cxy, cvid, across, back, vflags, eps, otol, root_g, root_stamp, marks, stamps,
         work_f, work_i, sx, sy, found[0], m, gx, gy, found[1], n_r, max_nodes, max_k,
     )  # fmt: skip
@@ -478,4 +523,4 @@ def find_path(
 # the kernels as plain callables: they take the argument tuples above spread out
 _Found = tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]
 _FIND_PATH: Callable[..., tuple[int, int, int, int]] = find_path
-_SEARCH: Callable[..., _Found] = search
+_SEARCH: Callable[..., _Found] = run_search

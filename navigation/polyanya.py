@@ -11,7 +11,8 @@ distances [m].
 
 The mesh is read from `SearchMesh` (CSR arrays: per polygon a run of corners in `offsets`; per corner its
 (x, y), vertex id, the polygon across the edge that starts there and that edge's index in it). Nodes,
-roots and the open list are flat arrays that grow by doubling; the per-vertex best root costs and the
+roots and the open list are flat work rows, doubled between searches when one needs more (the search
+then runs again: it never grows them itself); the per-vertex best root costs and the
 start/goal polygon marks are reused from query to query through a stamp (no clearing).
 """
 
@@ -28,6 +29,7 @@ from navigation.navmesh import NavMesh
 FOUND = 0  # a path was found
 NO_PATH = 1  # the goal is not reachable from the start
 BUDGET_EXCEEDED = 2  # the search stopped after `max_nodes` expansions
+MORE_ROWS = 5  # the search needs more work rows than it was given (`stamps[1]` says how many): run it again
 
 _CORNER = 1  # `SearchMesh.vertex_flags` bit: the vertex is on a wall edge (paths may turn there)
 _AMBIGUOUS = 2  # bit: on more than two wall edges (two wall chains touch there: no pruning by root cost)
@@ -169,14 +171,15 @@ def _on_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float
 
 
 @njit(cache=True)
-def _grow(wf: np.ndarray, wi: np.ndarray, stamps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The work rows doubled (the search's own copy); `stamps[1]` records the new row count, so the owner
-    of the scratch can give the next search that many."""
-    n = wf.shape[0]
-    f, i = np.empty((2 * n, wf.shape[1])), np.empty((2 * n, wi.shape[1]), dtype=np.int64)
-    f[:n], i[:n] = wf, wi
-    stamps[1] = max(stamps[1], 2 * n)
-    return f, i
+def _more_rows(
+    stamps: np.ndarray, cap: int, popped: int
+) -> tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """`search`'s answer when its `cap` work rows are full: MORE_ROWS, with twice as many recorded in
+    `stamps[1]` for the caller to give the search when it runs it again. The rows are never grown during a
+    search, so that no array it uses is reassigned in its loop: numba counts references to a reassigned
+    array at every turn, which cost more than the rest of a small search."""
+    stamps[1] = max(stamps[1], 2 * cap)
+    return MORE_ROWS, math.inf, popped, np.empty((0, 2)), np.empty(0, np.int64), np.empty(0, np.int64)
 
 
 @njit(cache=True)
@@ -269,10 +272,11 @@ def search(
     """Polyanya from (sx, sy) in the first `n_start` of `start_polys` to (gx, gy) in the first `n_goal` of
     `goal_polys` [m], over a `SearchMesh`'s arrays (`max_k` its largest polygon's corner count) with a
     `SearchScratch`'s: `stamps` (2,) the stamp counter and the work rows needed so far, `work_f`,
-    `work_i` (C, 9) the nodes, roots and open list (grown for this search when C rows are too few).
-    Returns (FOUND / NO_PATH / BUDGET_EXCEEDED, cost [m] (inf unless FOUND), nodes expanded, (k, 2)
-    turning points [m] start to goal, (k,) their vertex ids (-1 for none), (m,) the corridor's polygon
-    ids); the arrays are empty unless FOUND."""
+    `work_i` (C, 9) the nodes, roots and open list.
+    Returns (FOUND / NO_PATH / BUDGET_EXCEEDED / MORE_ROWS, cost [m] (inf unless FOUND), nodes expanded,
+    (k, 2) turning points [m] start to goal, (k,) their vertex ids (-1 for none), (m,) the corridor's
+    polygon ids); the arrays are empty unless FOUND. MORE_ROWS: the C rows were too few, `stamps[1]` says
+    how many to give the search when it is run again (`paths.run_search`)."""
     stamps[0] += 1
     stamp = stamps[0]
     for j in range(n_start):
@@ -292,9 +296,8 @@ def search(
     # roots in float columns 5-7 (x, y, g) and int columns 6-7 (vid, parent root); the open list in
     # column 8: f, and node * 4 + final (final 0 = an interval, 3 = the goal seen through it, 1 / 2 =
     # the goal around its left / right end)
-    wf, wi = work_f, work_i
-    cap = wf.shape[0]
-    nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+    cap = work_f.shape[0]
+    nf, ni, rf, ri_, hf, hk = _cut(work_f, work_i)
     n_nodes = 0
     rf[0, 0], rf[0, 1], rf[0, 2] = sx, sy, 0.0
     ri_[0, 0], ri_[0, 1] = -1, -1
@@ -314,9 +317,7 @@ def search(
             kq = offsets[q + 1] - offsets[q]
             ca, cb = offsets[q] + e2, offsets[q] + _wrap(e2 + 1, kq)
             if max(n_nodes, n_heap) == cap:
-                wf, wi = _grow(wf, wi, stamps)
-                cap = wf.shape[0]
-                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                return _more_rows(stamps, cap, 0)
             nf[n_nodes, 0], nf[n_nodes, 1] = cxy[ca, 0], cxy[ca, 1]
             nf[n_nodes, 2], nf[n_nodes, 3], nf[n_nodes, 4] = cxy[cb, 0], cxy[cb, 1], 0.0
             ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = 0, cvid[ca], cvid[cb]
@@ -384,9 +385,7 @@ def search(
             else:
                 cost = g + _len(rx - Rx, ry - Ry) + _len(gx - rx, gy - ry)
             if n_heap == cap:
-                wf, wi = _grow(wf, wi, stamps)
-                cap = wf.shape[0]
-                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                return _more_rows(stamps, cap, popped)
             _push(hf, hk, n_heap, cost, 4 * idx + (3 if via == 0 else via))
             n_heap += 1
         n_pieces = 0
@@ -408,9 +407,7 @@ def search(
                 if not (vflags[vv] & _AMBIGUOUS) and not _root_ok(root_g, root_stamp, stamp, vv, ng, eps):
                     continue
                 if n_roots == cap:
-                    wf, wi = _grow(wf, wi, stamps)
-                    cap = wf.shape[0]
-                    nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                    return _more_rows(stamps, cap, popped)
                 rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = vx, vy, ng
                 ri_[n_roots, 0], ri_[n_roots, 1] = vv, ri
                 nri = n_roots
@@ -452,9 +449,7 @@ def search(
                 ng = g + _len(rx - Rx, ry - Ry)
                 if (vflags[rvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, rvid, ng, eps):
                     if n_roots == cap:
-                        wf, wi = _grow(wf, wi, stamps)
-                        cap = wf.shape[0]
-                        nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                        return _more_rows(stamps, cap, popped)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = rx, ry, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = rvid, ri
                     n_pieces = _split(pi, pf, n_pieces, n_roots, 0.0, pos_r)
@@ -463,9 +458,7 @@ def search(
                 ng = g + _len(lx - Rx, ly - Ry)
                 if (vflags[lvid] & _AMBIGUOUS) or _root_ok(root_g, root_stamp, stamp, lvid, ng, eps):
                     if n_roots == cap:
-                        wf, wi = _grow(wf, wi, stamps)
-                        cap = wf.shape[0]
-                        nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                        return _more_rows(stamps, cap, popped)
                     rf[n_roots, 0], rf[n_roots, 1], rf[n_roots, 2] = lx, ly, ng
                     ri_[n_roots, 0], ri_[n_roots, 1] = lvid, ri
                     n_pieces = _split(pi, pf, n_pieces, n_roots, pos_l, float(k - 1))
@@ -495,9 +488,7 @@ def search(
                 nlx, nly, nlvid = c0x + u1 * dx, c0y + u1 * dy, -1
             qx, qy, qg = rf[nri, 0], rf[nri, 1], rf[nri, 2]
             if max(n_nodes, n_heap) == cap:
-                wf, wi = _grow(wf, wi, stamps)
-                cap = wf.shape[0]
-                nf, ni, rf, ri_, hf, hk = _cut(wf, wi)
+                return _more_rows(stamps, cap, popped)
             nf[n_nodes, 0], nf[n_nodes, 1], nf[n_nodes, 2], nf[n_nodes, 3] = nlx, nly, nrx, nry
             nf[n_nodes, 4] = qg
             ni[n_nodes, 0], ni[n_nodes, 1], ni[n_nodes, 2] = nri, nlvid, nrvid
