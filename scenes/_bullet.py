@@ -1,4 +1,4 @@
-"""Import pybullet quietly and open one client per world.
+"""Import pybullet quietly and open one client per world; pause the garbage collector around big answers.
 
 pybullet prints a build-time banner to the C-level stderr on import; `contextlib.redirect_stderr` cannot
 catch it, so the file descriptor is duplicated around the import.
@@ -7,6 +7,7 @@ catch it, so the file descriptor is duplicated around the import.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -37,6 +38,24 @@ def silenced_c_output(*streams: TextIO) -> Iterator[None]:
         for fd, copy in reversed(saved):
             os.dup2(copy, fd)
             os.close(copy)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while the block runs (resumed after, if it was on).
+
+    For blocks that make and drop many PyBullet answers: a full ray batch is ~50,000 tuples, a solid probe
+    per floor a list per box. Allocating them triggers collections, now and then a full one that walks
+    every object of the process (70-120 ms with numba and shapely loaded, more than the rays themselves),
+    and none of it can free anything: the answers hold no cycles and are freed by reference counting.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _quiet_import() -> tuple[ModuleType, ModuleType, ModuleType]:

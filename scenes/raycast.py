@@ -11,7 +11,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from scenes._bullet import Client
+from scenes._bullet import Client, collector_paused
 from scenes._bullet import pybullet as pb
 from scenes.errors import WorldError
 
@@ -63,26 +63,28 @@ def _batch(client: Client, starts: np.ndarray, ends: np.ndarray, mask: int, thre
     fraction = np.ones(n)
     point = ends.copy()
     normal = np.zeros((n, 3))
-    for lo in range(0, n, MAX_RAYS_PER_BATCH):
-        hi = min(n, lo + MAX_RAYS_PER_BATCH)
-        # the raw call with the client's id: the client wrapper builds a partial per call
-        results = pb.rayTestBatch(
-            starts[lo:hi], ends[lo:hi], numThreads=threads, collisionFilterMask=mask, physicsClientId=cid
-        )
-        if len(results) != hi - lo:
-            raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")
-        # PyBullet answers one tuple per ray: (body, link, fraction, (x, y, z), (nx, ny, nz)); np.fromiter
-        # over itemgetter maps reads each column without building a Python row per ray
-        m = hi - lo
-        ids = np.fromiter(map(_BODY, results), dtype=np.int64, count=m)
-        frac = np.fromiter(map(_FRACTION, results), dtype=np.float64, count=m)
-        pts = np.fromiter(chain.from_iterable(map(_POINT, results)), dtype=np.float64, count=3 * m)
-        nrm = np.fromiter(chain.from_iterable(map(_NORMAL, results)), dtype=np.float64, count=3 * m)
-        hit = ids >= 0
-        body[lo:hi] = ids
-        fraction[lo:hi] = np.where(hit, frac, 1.0)
-        point[lo:hi] = np.where(hit[:, None], pts.reshape(m, 3), ends[lo:hi])
-        normal[lo:hi] = np.where(hit[:, None], nrm.reshape(m, 3), 0.0)
+    with collector_paused():  # PyBullet's answers (~3 tuples per ray) are read and dropped here
+        for lo in range(0, n, MAX_RAYS_PER_BATCH):
+            hi = min(n, lo + MAX_RAYS_PER_BATCH)
+            # the raw call with the client's id: the client wrapper builds a partial per call
+            results = pb.rayTestBatch(
+                starts[lo:hi], ends[lo:hi], numThreads=threads, collisionFilterMask=mask, physicsClientId=cid
+            )
+            if len(results) != hi - lo:
+                raise WorldError(f"PyBullet answered {len(results)} of {hi - lo} rays")
+            # PyBullet answers one tuple per ray: (body, link, fraction, (x, y, z), (nx, ny, nz));
+            # np.fromiter over itemgetter maps reads each column without building a Python row per ray
+            m = hi - lo
+            ids = np.fromiter(map(_BODY, results), dtype=np.int64, count=m)
+            frac = np.fromiter(map(_FRACTION, results), dtype=np.float64, count=m)
+            pts = np.fromiter(chain.from_iterable(map(_POINT, results)), dtype=np.float64, count=3 * m)
+            nrm = np.fromiter(chain.from_iterable(map(_NORMAL, results)), dtype=np.float64, count=3 * m)
+            hit = ids >= 0
+            body[lo:hi] = ids
+            fraction[lo:hi] = np.where(hit, frac, 1.0)
+            point[lo:hi] = np.where(hit[:, None], pts.reshape(m, 3), ends[lo:hi])
+            normal[lo:hi] = np.where(hit[:, None], nrm.reshape(m, 3), 0.0)
+            del results  # freed while the collector is paused
     return RayHits(body=body, fraction=fraction, point=point, normal=normal)
 
 

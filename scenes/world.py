@@ -23,7 +23,7 @@ from itertools import repeat
 import numpy as np
 
 from scenes import depenetration, groups, poses
-from scenes._bullet import Client, new_client
+from scenes._bullet import Client, collector_paused, new_client
 from scenes._bullet import pybullet as pb
 from scenes.boxcast import BoxCastHit, BoxCastHits, CastRows, as_point, box_shape, cast_rows
 from scenes.build import build_static, static_boxes
@@ -504,18 +504,20 @@ class World:
             self._cid,
             self.groups,
         )
-        for i, (centre, lo, hi) in enumerate(
-            zip(c.tolist(), (c - h).tolist(), (c + h).tolist(), strict=True)
-        ):
-            found = overlapping(lo, hi, physicsClientId=cid) or ()
-            for body in {b for b, _link in found if group_of.get(b, groups.PROP) & mask}:
-                closest += 1
-                points = closest_points(
-                    -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre, physicsClientId=cid
-                )
-                if any(p[8] < -1e-4 for p in points):
-                    out[i] = True
-                    break
+        with collector_paused():  # a list per row and per answer, all dropped by the end of the loop
+            for i, (centre, lo, hi) in enumerate(
+                zip(c.tolist(), (c - h).tolist(), (c + h).tolist(), strict=True)
+            ):
+                found = overlapping(lo, hi, physicsClientId=cid) or ()
+                for body in {b for b, _link in found if group_of.get(b, groups.PROP) & mask}:
+                    closest += 1
+                    points = closest_points(
+                        -1, body, 0.0, collisionShapeA=shape, collisionShapePositionA=centre,
+                        physicsClientId=cid,
+                    )  # fmt: skip
+                    if any(p[8] < -1e-4 for p in points):
+                        out[i] = True
+                        break
         self.pybullet_calls["getOverlappingObjects"] += len(c)
         self.pybullet_calls["getClosestPoints"] += closest
         if self._trimeshes and mask & groups.STATIC:

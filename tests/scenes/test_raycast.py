@@ -158,3 +158,31 @@ def test_ignore_passes_through_the_caster_and_mask_selects_groups() -> None:
 def test_bad_ray_arrays_raise_world_error(world: World, starts, ends) -> None:
     with pytest.raises(WorldError):
         world.ray_test(starts, ends)
+
+
+def test_rays_and_probes_pause_the_collector_and_give_it_back(world: World, monkeypatch) -> None:
+    """PyBullet's answers are freed by reference counting: no collection runs while they are made, and
+    the collector is left as it was found (on, or off if the caller had turned it off)."""
+    import gc
+
+    from scenes import raycast
+
+    seen: list[bool] = []
+    real = raycast.pb.rayTestBatch
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(raycast.pb, "rayTestBatch", spy)
+    starts, ends = np.array([[0.0, 0.0, 5.0]]), np.array([[0.0, 0.0, -1.0]])
+    assert gc.isenabled()
+    assert world.ray_test(starts, ends).hit.all()
+    assert seen == [False] and gc.isenabled()
+    assert world.boxes_overlap(np.array([[10.0, 0.0, 1.0]]), [0.1, 0.1, 0.1]).all() and gc.isenabled()
+    gc.disable()
+    try:
+        world.ray_test(starts, ends)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
