@@ -371,22 +371,39 @@ def spread_obstacles(
     column reading the obstacles as they were before that column (-1: no neighbour). Stops early when a
     sweep changes nothing.
 
+    A span only reads a neighbour whose obstacle changed since the span's column last read it: an
+    unchanged one would be refused again (a span's distance only falls), so the answer is the same as
+    reading every neighbour every time, at the cost of the changed ones.
+
     cx, cy: (n,) span centres; obs: (n, 2) nearest obstacle so far; best: (n,) its distance (both updated).
     """
     n, m = around.shape
-    snap = np.empty_like(obs)
+    changed_at = np.zeros(n, dtype=np.int64)  # the step (column pass, from 1) that last changed a span
+    read_at = np.zeros(m, dtype=np.int64)  # the step at which each column was last read (0: never)
+    rows = np.empty(n, dtype=np.int64)  # this step's changes, written after the step
+    new = np.empty((n, 3))
+    step = 0
     for _ in range(sweeps):
         changed = False
         for j in range(m):
-            snap[:, :] = obs
+            step += 1
+            since = read_at[j]
+            c = 0
             for i in range(n):
                 o = around[i, j]
-                if o < 0:
+                if o < 0 or changed_at[o] < since:
                     continue
-                ox, oy = snap[o, 0], snap[o, 1]
+                ox, oy = obs[o, 0], obs[o, 1]
                 d = np.hypot(ox - cx[i], oy - cy[i])
                 if d < best[i] - 1e-12:
-                    obs[i, 0], obs[i, 1], best[i] = ox, oy, d
-                    changed = True
+                    rows[c] = i
+                    new[c, 0], new[c, 1], new[c, 2] = ox, oy, d
+                    c += 1
+            for r in range(c):
+                i = rows[r]
+                obs[i, 0], obs[i, 1], best[i] = new[r, 0], new[r, 1], new[r, 2]
+                changed_at[i] = step
+            read_at[j] = step
+            changed = changed or c > 0
         if not changed:
             break
