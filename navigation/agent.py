@@ -318,6 +318,7 @@ class NavAgent:
         if self.update_position:
             self._position = self._next.copy()
         self._check_corridor()
+        self._skip_passed()
 
     @property
     def destination(self) -> np.ndarray | None:
@@ -579,6 +580,17 @@ class NavAgent:
         off = segment_distance(self._next[0], self._next[1], a[0], a[1], b[0], b[1])
         if off > self.settings.corridor_tolerance:
             self._replan(self._destination)
+
+    def _skip_passed(self) -> None:
+        """Moved past the steering corner, in sight of the next: steer for it (`AgentBatch._skip_passed`)."""
+        pts, p = self._points(), self._next
+        while pts is not None and 1 <= (k := self._corner) < len(pts) - 1:
+            lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
+            if not (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0:
+                return
+            if not self.query.raycast_many(p[None], pts[k + 1][None]).walkable[0]:
+                return
+            self._corner = k + 1
 
     def _turn_toward(self, heading: float, dt: float) -> None:
         self.yaw = turn_toward(self.yaw, heading, math.radians(self.settings.angular_speed_deg) * dt)

@@ -32,7 +32,7 @@ from navigation.agent import (
 from navigation.agent_kernels import UNKNOWN, WINDOW, edge_table, path_tail, plane_table
 from navigation.errors import NavMeshError
 from navigation.query import NavMeshQuery, PathResult, QueryStatus
-from navigation.raycasts import slide_many
+from navigation.raycasts import raycast_many, slide_many
 
 __all__ = ["UNKNOWN", "WINDOW", "AgentBatch"]
 
@@ -269,6 +269,21 @@ class AgentBatch:
                 self._replan(i)
         for j in flagged[st[flagged] != kernels.SLIDE].tolist():
             self._replan(int(r[j]))
+        self._skip_passed(r)
+
+    def _skip_passed(self, r: np.ndarray) -> None:
+        """Rows of `r` that a move carried past their steering corner, with a straight walk on the mesh to
+        the corner after it, steer for that one (Detour finds its corners from where the agent stands each
+        tick). Without this, an agent the crowd pushed through a doorway past its corner walked back to it,
+        against those pushing it through (`npc-ai bench crowd` doorway)."""
+        passed = np.empty(r.size, dtype=np.int64)
+        while count := kernels.passed_rows(  # a corner a turn (rounded corners: a few in a row)
+            r, self.next_position, self.has_path, self.corner, self.path_len, self.path_corners, passed
+        ):
+            rows = passed[:count]
+            nxt = self.path_corners[rows, self.corner[rows] + 1]
+            r = rows[raycast_many(self.query, self.next_position[rows], nxt).walkable]
+            self.corner[r] += 1
 
     def follow(self, rows: object, positions: object) -> None:
         """Agents of `rows` without a path ride along with their characters: `next_position` becomes

@@ -428,6 +428,34 @@ def off_path_rows(
 
 
 @njit(cache=True)
+def passed_rows(
+    rows: np.ndarray,
+    next_position: np.ndarray,
+    has_path: np.ndarray,
+    corner: np.ndarray,
+    path_len: np.ndarray,
+    path_corners: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """The agents of `rows` with a path that a move carried past their steering corner: beyond the line
+    through it square to the path's next leg (horizontally), with a corner after it. Candidates only: the
+    caller steers them for the next corner where the mesh lets them walk straight to it (`AgentBatch`).
+    Writes them, in order, to out[:count]; returns count."""
+    count = 0
+    for j in range(rows.size):
+        i = rows[j]
+        k = corner[i]
+        if not has_path[i] or k < 1 or k + 1 >= path_len[i]:
+            continue
+        pts = path_corners[i]
+        lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
+        if (next_position[i, 0] - pts[k, 0]) * lx + (next_position[i, 1] - pts[k, 1]) * ly > 0.0:
+            out[count] = i
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def remaining_rows(
     rows: np.ndarray,
     next_position: np.ndarray,
@@ -466,6 +494,7 @@ def warm_up() -> None:
               f + 1, edges, planes, one.copy())  # fmt: skip
     remaining_rows(one, f3, pts, tail, one, one, yes, f.copy())
     off_path_rows(one, f3, yes, yes, one + 1, pts, f + 1, one.copy())
+    passed_rows(one, f3, yes, one + 1, one + 2, pts, one.copy())
     advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
             corridors[0], 2, 0, edges, planes)  # fmt: skip
     speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)

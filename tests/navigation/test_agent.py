@@ -119,6 +119,25 @@ def test_leaving_the_corridor_replans(query: NavMeshQuery) -> None:
     np.testing.assert_allclose(agent.path.points[0], [2, 6, 0])
 
 
+def test_pushed_past_its_corner_it_steers_for_the_next_one(query: NavMeshQuery) -> None:
+    """The path rounds the wall's eroded end (x 7.6..9.4, y up to 7.4) in a few corners. A push (the crowd)
+    that carries the agent past them, in sight of the next, makes that next one its steering target: it
+    does not walk back to a corner behind it. A push short of a corner keeps it."""
+    agent = NavAgent(query, (2, 2, 0))
+    agent.update_position = False
+    agent.set_destination((15, 2, 0))
+    first = agent.corners[0].copy()
+    assert first[0] < 7.8 and first[1] < 7.4
+    agent.next_position = (7.0, 7.6, 0)  # short of the first corner (before it along the next leg)
+    np.testing.assert_allclose(agent.corners[0], first)
+    plans = agent.repaths
+    agent.next_position = (8.5, 7.7, 0)  # over the wall's end, past the corners up to (8, 7.4)
+    assert agent.repaths == plans  # still on its path: no re-plan
+    np.testing.assert_allclose(agent.corners[0], [9.0, 7.4, 0.0], atol=1e-9)
+    agent.update(DT)
+    assert agent.velocity[0] > 0.0  # on toward the far side, not back
+
+
 def test_destination_moving_a_little_keeps_the_path(query: NavMeshQuery) -> None:
     agent = NavAgent(query, (2, 2, 0), AgentSettings(repath_tolerance=0.5))
     agent.set_destination((5, 2, 0))

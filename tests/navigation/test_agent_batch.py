@@ -393,3 +393,22 @@ def test_use_query_replans_the_corridors_a_carve_cut_and_keeps_the_others() -> N
     assert batch.path(1).corridor == update.renumber(q0.find_path(starts[1], goals[1]).corridor)
     assert q1.polygon_at(batch.next_position[2]) >= 0  # snapped out of the hole
     assert batch.path(0).length > q0.find_path(starts[0], goals[0]).length + 1.0  # around a shelf
+
+
+def test_a_row_pushed_past_its_corners_steers_for_the_next_one(room: NavMeshQuery) -> None:
+    """`set_next_position` (the crowd's push) past the corners that round the wall's end: the row steers for
+    the first corner still ahead, as a NavAgent does (the two agree after every move)."""
+    batch = AgentBatch(room, np.array([[2.0, 2.0, 0.0], [2.0, 3.0, 0.0]]))
+    agents = [NavAgent(room, p, AgentSettings()) for p in ((2.0, 2.0, 0.0), (2.0, 3.0, 0.0))]
+    for i, a in enumerate(agents):
+        a.update_position = False
+        a.set_destination((15.0, 2.0, 0.0))
+        batch.set_destination(i, (15.0, 2.0, 0.0))
+    for targets in ([[7.0, 7.6, 0.0], [6.0, 6.0, 0.0]], [[8.5, 7.7, 0.0], [6.5, 6.5, 0.0]]):
+        batch.set_next_position([0, 1], targets)
+        for i, a in enumerate(agents):
+            a.next_position = targets[i]
+            np.testing.assert_allclose(batch.steering_target[i], a.steering_target, atol=TOL)
+            assert int(batch.corner[i]) == a._corner
+    assert batch.steering_target[0, 0] >= 9.0 - 1e-9  # row 0 is over the wall's end: on to the far side
+    assert batch.corner[1] == 1  # row 1 is short of its first corner
