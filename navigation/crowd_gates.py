@@ -21,6 +21,9 @@ portals of one passage merged (midpoints within `MERGE` of each other). Each tic
 - the agents inside a gate, and the queued agent nearest it that the gate is for (the next one in), get
   priority `go_priority`: agents converging on a one-agent-wide mouth from both sides of it otherwise
   stop each other symmetrically;
+- an agent that came through a gate (its corridor behind it crosses a portal) keeps `go_priority` until it
+  is `OUT_MARGIN` beyond the hold circle: the agents waiting there for their turn make way for it (they
+  stood on its way, and on its goal, and it could not get out);
 - an agent queued against the gate's direction is held: its preferred velocity keeps it `hold` metres
   from the gate's centre (it walks up to that circle, or backs off to it), clear of the passage's mouth,
   and it yields (priority `yield_priority`) so that the agents coming out push through the waiting ones.
@@ -45,6 +48,7 @@ DEPTH_MARGIN = 0.5  # [m] the zone of a gate reaches this far beyond its outermo
 REACH = 6.0  # [m] agents this close to a gate's centre whose path crosses it are queued on it
 HOLD = 3.0  # [m] held agents wait this far from the gate's centre, clear of those coming out
 MAX_GREEN = 8.0  # [s] a side keeps a gate at most this long while the other side waits
+OUT_MARGIN = 1.0  # [m] an agent through a gate pushes (`GO_PRIORITY`) until this far beyond the hold circle
 YIELD_PRIORITY = 0.25  # held agents' priority (movers: 1): those coming out push through them
 GO_PRIORITY = 4.0  # the priority of the agents inside a gate and of the next one in: they push through
 
@@ -204,12 +208,15 @@ def gate_rows(
             elif _crossing(i, g, pairs, corridors, poly[i], corridor_len[i]):
                 d = 1 if s < 0.0 else -1
                 zone = False
+            elif dist < hold + OUT_MARGIN and _crossing(i, g, pairs, corridors, 0, poly[i] + 1):
+                d = 2 if s > 0.0 else -2  # through it, on its way out past those waiting
+                zone = False
             else:
                 continue
             best = dist
             row_gate[i], row_dir[i], row_inside[i] = g, d, zone
         g = row_gate[i]
-        if g < 0:
+        if g < 0 or abs(row_dir[i]) == 2:  # those on their way out neither hold the gate nor wait
             continue
         side = 1 if row_dir[i] > 0 else 0
         if row_inside[i]:
@@ -236,7 +243,7 @@ def gate_rows(
         g = row_gate[i]
         if g < 0:
             continue
-        if row_inside[i]:  # in the passage: through, pushing
+        if row_inside[i] or abs(row_dir[i]) == 2:  # in the passage, or out past those waiting: pushing
             prio[i] = go_priority
             continue
         d = owner[g]

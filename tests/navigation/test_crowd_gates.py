@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navigation.crowd_gates import HOLD, MAX_GREEN, REACH, Gates, find_gates, gate_rows
+from navigation.crowd_gates import HOLD, MAX_GREEN, OUT_MARGIN, REACH, Gates, find_gates, gate_rows
 from navigation.navmesh import build_navmesh
 
 # two 10 x 4 m rooms (each in three strips) joined by a doorway 0.8 m wide and 1 m deep at x = 5
@@ -50,7 +50,7 @@ def test_no_gate_where_the_passage_is_not_narrower(width: float) -> None:
     assert find_gates(build_navmesh(v, polys), width).count == 0  # the 4 m portals inside rooms never are
 
 
-def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05):  # type: ignore[no-untyped-def]
+def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05, poly=None):  # type: ignore[no-untyped-def]
     n = len(pos)
     positions = np.array([(x, y, 0.0) for x, y in pos])
     pref = np.array(pref, dtype=np.float64)
@@ -62,7 +62,8 @@ def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05):  # type: i
     held = np.zeros(n, bool)
     gate_rows(
         dt, positions, pref, np.full(n, 0.4), np.full(n, 1.4), np.ones(n, bool), np.ones(n, bool), corr,
-        np.array([len(c) for c in corridors]), np.zeros(n, np.int64), gates.centre, gates.axis, gates.half,
+        np.array([len(c) for c in corridors]), np.zeros(n, np.int64) if poly is None else np.array(poly),
+        gates.centre, gates.axis, gates.half,
         gates.pairs, owner, green, REACH, HOLD, MAX_GREEN, 0.25, 4.0, prio, held, np.zeros(n, np.int64),
         np.zeros(n, np.int64), np.zeros(n, bool),
     )  # fmt: skip
@@ -97,3 +98,22 @@ def test_an_agent_whose_path_does_not_cross_is_left_alone(gates: Gates) -> None:
     owner, green = np.zeros(1, np.int64), np.zeros(1)
     pref, prio, held = _tick(gates, [(3.0, 2.0)], [(1.4, 0.0)], [[0, SOUTH, 2]], owner, green)
     assert owner[0] == 0 and not held.any() and prio[0] == 1.0 and pref[0] == pytest.approx((1.4, 0.0))
+
+
+def test_an_agent_through_the_gate_pushes_past_those_waiting_and_does_not_hold_it(gates: Gates) -> None:
+    """a came through northward (its corridor behind it crosses the doorway) and is 2.5 m beyond the
+    centre, among those waiting there: it keeps the priority to push through them (they waited on its way
+    out, and on its goal), but the gate is no longer its side's: b, waiting to go south, gets it."""
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    north = 1 if gates.axis[0, 1] > 0 else -1
+    owner[0] = north
+    corridors = [[SOUTH, DOOR, NORTH], [NORTH, DOOR, SOUTH]]
+    go = [(0.3, 1.4), (0.0, -1.4)]
+    pref, prio, held = _tick(gates, [(5.0, 7.0), (4.0, 8.0)], go, corridors, owner, green, poly=[2, 0])
+    assert prio[0] == 4.0 and not held[0]
+    assert pref[0] == pytest.approx(go[0])  # its way, as it was
+    assert owner[0] == -north and not held[1]  # b's turn
+    # farther out than the hold circle plus OUT_MARGIN: an ordinary mover again
+    far = 4.5 + HOLD + OUT_MARGIN + 0.1
+    _, prio, _ = _tick(gates, [(5.0, far), (4.0, 8.0)], go, corridors, owner, green, poly=[2, 0])
+    assert prio[0] == 1.0
