@@ -31,7 +31,11 @@ tick to tick, and bodies that followed each flip turned back and forth on the sp
 
 Rows that do not mean to move (no path, or a free speed of 0: aiming, searching, standing) are obstacles
 for the others: they take part with a preferred velocity of 0 and a priority so high that the movers take
-the whole share of avoiding them, and their own answer is ignored.
+the whole share of avoiding them, and their own answer is ignored. A path row parked at its path's end
+(steering for the last point, within `PARK_RADIUS` of it, not stopped) is not such a wall: it yields with
+`PARKED_SHARE` of its priority, its agent is moved by its answer like a mover's, and its path brings it
+back once the way is clear. NPCs that arrived and stood on the others' way (along a wall, across a
+corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corridor).
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.
@@ -49,9 +53,16 @@ from navigation.agent_batch import AgentBatch
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls
 from navigation.crowd_gates import Gates, find_gates
 from navigation.navmesh import NavMesh
-from npc_ai.body.crowd_kernels import STILL_PRIORITY, gather_rows, scatter_rows, steer_rows
+from npc_ai.body.crowd_kernels import (
+    PARK_RADIUS,
+    PARKED_SHARE,
+    STILL_PRIORITY,
+    gather_rows,
+    scatter_rows,
+    steer_rows,
+)
 
-__all__ = ["STILL_PRIORITY", "Crowd"]
+__all__ = ["PARKED_SHARE", "PARK_RADIUS", "STILL_PRIORITY", "Crowd"]
 
 
 class Crowd:
@@ -65,6 +76,7 @@ class Crowd:
         result: the last tick's `AvoidanceResult`, rows then others (the crowd's buffers: overwritten by the
             next tick; zeros before the first).
         changed: (n,) bool: the rows whose velocity the last tick's avoidance changed.
+        parked: (n,) bool: the path rows parked at their path's end last tick (they yield).
         seconds: wall time spent in `steer` so far [s].
         others: bodies that share the floor but are not rows (the player), set by the simulation before
             each tick: feet (k, 3) [m], velocities (k, 2) [m/s], radii (k,) [m]; or None.
@@ -101,6 +113,7 @@ class Crowd:
         self.gate_owner = np.zeros(self.gates.count, np.int64)  # +1 / -1 along its axis, 0: free
         self._gate_green = np.zeros(self.gates.count)  # [s] how long the owner has had it
         self.held = np.zeros(n, dtype=bool)  # the rows a gate held this tick
+        self.parked = np.zeros(n, dtype=bool)  # the path rows at their path's end this tick (they yield)
         self._row_gate = np.zeros(n, np.int64)
         self._row_dir = np.zeros(n, np.int64)
         self._row_inside = np.zeros(n, dtype=bool)
@@ -190,13 +203,16 @@ class Crowd:
                 self._facing, self._steered, self._goal, steer, self._move_rows, self._move_targets,
                 agents.corridors, agents.corridor_len, agents.poly, g.centre, g.axis, g.half, g.pairs,
                 self.gate_owner, self._gate_green, self.held, self._row_gate, self._row_dir, self._row_inside,
+                agents.has_path, agents.is_stopped, agents.corner, agents.path_len, agents.path_corners,
+                self.parked,
             )  # fmt: skip
         else:  # the same steps with the stand-in between them
             gather_rows(
                 dt, feet, velocities, before, agents.next_position, agents.top_speed, agents.radius,
                 path_rows, free, free_speed, free_heading, yaw, self.priority, o_feet, o_vel, o_radius,
                 self._last, self._positions, self._vel, self._pref, self._radii, self._top, self._prio,
-                self._z, self._moving, self._on_path,
+                self._z, self._moving, self._on_path, agents.has_path, agents.is_stopped, agents.corner,
+                agents.path_len, agents.path_corners, self.parked,
             )  # fmt: skip
             answer = self.solver(
                 self._positions,

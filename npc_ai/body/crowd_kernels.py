@@ -32,6 +32,8 @@ forget_stale_kernels(  # compiled into steer_rows
 STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
 MOVING = 1e-6  # [m/s] slower than this is standing
 CHANGED = 1e-9  # [m/s] an answer this close to the preferred velocity leaves the row alone
+PARK_RADIUS = 1.0  # [m] a path row steering for its path's end within this of it is parked
+PARKED_SHARE = 0.25  # a parked row's priority is its own times this: the passing ones push it aside
 
 
 @njit(cache=True)
@@ -62,6 +64,12 @@ def gather_rows(
     z: np.ndarray,
     moving: np.ndarray,
     on_path: np.ndarray,
+    has_path: np.ndarray,
+    is_stopped: np.ndarray,
+    corner: np.ndarray,
+    path_len: np.ndarray,
+    path_corners: np.ndarray,
+    parked: np.ndarray,
 ) -> float:
     """The avoidance's input rows (`steer_rows` documents the arguments); returns the side of the
     neighbour grid's cells [m]: at least one tick's reach of the fastest, largest pair, so contacts are
@@ -78,6 +86,7 @@ def gather_rows(
         top[i] = 0.0
         radii[i] = agent_radius[i]
         on_path[i] = False
+        parked[i] = False
     for j in range(path_rows.shape[0]):  # the agent's own step this tick is what it prefers
         i = path_rows[j]
         on_path[i] = True
@@ -87,14 +96,20 @@ def gather_rows(
         top[i] = max(top_speed[i], math.hypot(px, py))
         positions[i, 0], positions[i, 1], positions[i, 2] = before[i, 0], before[i, 1], before[i, 2]
         vel[i, 0], vel[i, 1] = last[i, 0], last[i, 1]
+        end = path_len[i] - 1
+        if has_path[i] and not is_stopped[i] and end >= 0 and corner[i] >= end:
+            ex, ey = path_corners[i, end, 0] - before[i, 0], path_corners[i, end, 1] - before[i, 1]
+            parked[i] = math.hypot(ex, ey) < PARK_RADIUS
     for i in range(n):
         if free[i] and free_speed[i] > MOVING:
             heading = yaw[i] if math.isnan(free_heading[i]) else free_heading[i]
             pref[i, 0] = free_speed[i] * math.cos(heading)
             pref[i, 1] = free_speed[i] * math.sin(heading)
             top[i] = free_speed[i]
-        moving[i] = math.hypot(pref[i, 0], pref[i, 1]) > MOVING
+        moving[i] = parked[i] or math.hypot(pref[i, 0], pref[i, 1]) > MOVING
         prio[i] = priority[i] if moving[i] else STILL_PRIORITY
+        if parked[i]:
+            prio[i] = priority[i] * PARKED_SHARE
     for j in range(k):  # bodies that are not rows (the player): obstacles like standing rows
         i = n + j
         positions[i, 0], positions[i, 1] = others_feet[j, 0], others_feet[j, 1]
@@ -240,6 +255,12 @@ def steer_rows(
     row_gate: np.ndarray,
     row_dir: np.ndarray,
     row_inside: np.ndarray,
+    has_path: np.ndarray,
+    is_stopped: np.ndarray,
+    corner: np.ndarray,
+    path_len: np.ndarray,
+    path_corners: np.ndarray,
+    parked: np.ndarray,
 ) -> int:
     """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
     move_rows[:m], to move_targets[:m] (n, 3) [m].
@@ -258,12 +279,14 @@ def steer_rows(
     of changed walking rows; move_rows (n,), move_targets (n, 3). corridors, corridor_len, poly: the
     agents' path corridors; gate_*: the mesh's one-way gates (`navigation.crowd_gates.Gates`) and their
     state (owner, green), run by `gate_rows` before the avoidance; held (n,) bool: the rows a gate holds
-    (with its scratch row_gate, row_dir, row_inside)."""
+    (with its scratch row_gate, row_dir, row_inside); has_path, is_stopped, corner, path_len, path_corners:
+    the agents' paths (`navigation.agent_batch.AgentBatch`); parked (n,) bool written: the path rows
+    standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`)."""
     n = feet.shape[0]
     cell = gather_rows(
         dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
         free_heading, yaw, priority, others_feet, others_vel, others_radius, last, positions, vel, pref,
-        radii, top, prio, z, moving, on_path,
+        radii, top, prio, z, moving, on_path, has_path, is_stopped, corner, path_len, path_corners, parked,
     )  # fmt: skip
     if n + others_feet.shape[0] == 0:
         return 0
@@ -273,6 +296,9 @@ def steer_rows(
         gate_axis, gate_half, gate_pairs, gate_owner, gate_green, REACH, HOLD, MAX_GREEN, YIELD_PRIORITY,
         GO_PRIORITY, prio, held, row_gate, row_dir, row_inside,
     )  # fmt: skip
+    for i in range(n):  # a parked row yields, near a gate too
+        if parked[i]:
+            prio[i] = priority[i] * PARKED_SHARE
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,
         wall_params, w_shape, w_start, w_items, out, out_neighbours, out_walls, out_fallback,

@@ -68,6 +68,35 @@ def test_a_standing_npc_is_walked_around(arena_query) -> None:
     assert ends[0] < 0.5
 
 
+def test_an_npc_parked_at_its_goal_makes_way_and_goes_back(arena_query) -> None:
+    """NPC 1 walks to the middle of the lane and stands there on its path's end (parked); NPC 0 then walks
+    the lane through it. The parked one yields (it is pushed aside rather than walked around as a wall),
+    and returns to its goal once NPC 0 is past."""
+    with World(load_scene("arena")) as w:
+        starts = np.array([[-6.0, LANE_Y, 0.0], [-1.0, LANE_Y + 1.0, 0.0]])
+        batch = LocomotionBatch(
+            w, arena_query, starts, np.zeros(2), agent=AGENT, avoidance=AvoidanceSettings()
+        )
+        assert batch.crowd is not None
+        goal = np.array([0.0, LANE_Y, 0.0])
+        batch.views[1].set_destination(goal, speed=1.4)
+        parked, pushed = False, 0.0
+        for k in range(int(16.0 / DT)):
+            if k == int(3.0 / DT):
+                batch.views[0].set_destination(np.array([6.0, LANE_Y, 0.0]), speed=1.4)
+            batch.before_physics(DT)
+            parked = parked or bool(batch.crowd.parked[1])
+            w.step()
+            batch.after_physics()
+            if k > int(3.0 / DT):
+                pushed = max(pushed, float(np.hypot(*(batch.positions[1, :2] - goal[:2]))))
+        p = batch.positions
+    assert parked
+    assert pushed > 0.3  # it made way (as a wall to the others, it was only bumped: 0.08 m)
+    assert np.hypot(*(p[0, :2] - (6.0, LANE_Y))) < 0.5  # the other got through
+    assert np.hypot(*(p[1, :2] - goal[:2])) < 0.3  # and it is back
+
+
 def _steered(query: NavMeshQuery, tau: float, side_deg) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     """One NPC walks the lane (+x); the crowd's answer (a stand-in for the avoidance, `Crowd.solver`) is its
     preferred speed at `side_deg(tick)` [deg] from +x. Returns the headings [rad] of the velocity the body
