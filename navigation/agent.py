@@ -141,7 +141,8 @@ def move_on_surface(
     out, on_mesh, _ = slide_many(query, start[None], target[None])
     if not on_mesh[0]:  # start fell off the mesh: put it back on
         return snap_to_mesh(query, start, "agent position", snap_distance)
-    return out[0]
+    end: np.ndarray = out[0]
+    return end
 
 
 def coast(
