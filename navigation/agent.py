@@ -25,6 +25,7 @@ from navigation.agent_kernels import (
     advance,
     corridor_polygon,
     edge_table,
+    past_corner,
     path_tail,
     plane_table,
     remaining_distance,
@@ -585,13 +586,10 @@ class NavAgent:
     def _skip_passed(self) -> None:
         """Moved past the steering corner, in sight of the next: steer for it (`AgentBatch._skip_passed`)."""
         pts, p = self._points(), self._next
-        while pts is not None and 1 <= (k := self._corner) < len(pts) - 1:
-            lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
-            if not (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0:
+        while pts is not None and past_corner(pts, self._corner, len(pts), p):
+            if not self.query.raycast_many(p[None], pts[self._corner + 1][None]).walkable[0]:
                 return
-            if not self.query.raycast_many(p[None], pts[k + 1][None]).walkable[0]:
-                return
-            self._corner = k + 1
+            self._corner += 1
 
     def _turn_toward(self, heading: float, dt: float) -> None:
         self.yaw = turn_toward(self.yaw, heading, math.radians(self.settings.angular_speed_deg) * dt)

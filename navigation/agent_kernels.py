@@ -444,15 +444,20 @@ def passed_rows(
     count = 0
     for j in range(rows.size):
         i = rows[j]
-        k = corner[i]
-        if not has_path[i] or k < 1 or k + 1 >= path_len[i]:
-            continue
-        pts = path_corners[i]
-        lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
-        if (next_position[i, 0] - pts[k, 0]) * lx + (next_position[i, 1] - pts[k, 1]) * ly > 0.0:
+        if has_path[i] and past_corner(path_corners[i], corner[i], path_len[i], next_position[i]):
             out[count] = i
             count += 1
     return count
+
+
+@njit(cache=True)
+def past_corner(pts: np.ndarray, k: int, n: int, p: np.ndarray) -> bool:
+    """Point p [m] is beyond the line through corner k of the path `pts` (its first n rows) square to the
+    leg after it (horizontally), and corner k has a corner after it: `passed_rows` for one agent."""
+    if k < 1 or k + 1 >= n:
+        return False
+    lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
+    return (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0
 
 
 @njit(cache=True)
@@ -495,6 +500,7 @@ def warm_up() -> None:
     remaining_rows(one, f3, pts, tail, one, one, yes, f.copy())
     off_path_rows(one, f3, yes, yes, one + 1, pts, f + 1, one.copy())
     passed_rows(one, f3, yes, one + 1, one + 2, pts, one.copy())
+    past_corner(pts[0], 1, 2, f3[0])
     advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
             corridors[0], 2, 0, edges, planes)  # fmt: skip
     speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)
