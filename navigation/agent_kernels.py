@@ -457,7 +457,8 @@ def past_corner(pts: np.ndarray, k: int, n: int, p: np.ndarray) -> bool:
     if k < 1 or k + 1 >= n:
         return False
     lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
-    return (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0
+    ahead: bool = (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0
+    return ahead
 
 
 @njit(cache=True)
