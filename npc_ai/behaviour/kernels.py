@@ -21,7 +21,8 @@ row's tick is the same as if the rule had called Python itself.
 A row on a path is stuck when its feet have not moved STUCK_PROGRESS for its `stuck_timeout_s` (goals that
 move, as alerts update them, do not restart the clock; entering a state does): a patrol goes on to its
 next waypoint, a pursuer near its goal (`crowd_radius`, by the distance left on its path) has arrived as
-near as the crowd there lets it, a pursuer farther away plans again once, then gives up.
+near as the crowd there lets it; a pursuer farther away plans again once if its body was knocked off
+its path (more than the agent radius from its agent), and otherwise (or after that) gives up.
 
 Positions are feet [m], world Z-up; yaw 0 faces +X [rad]; times [s]; speeds [m/s]. No fastmath: the
 results are bit-identical from run to run. The angle rules are `navigation.angles`' compiled ones (its
@@ -357,7 +358,12 @@ def decide_rows(
                     elif _stuck(i, time, positions, stuck_anchor, stuck_since, stuck_timeout_s):
                         if left <= crowd_radius[i]:
                             note[i] = CROWDED  # others stand at the goal
-                        elif replans[i] == 0:  # knocked off its path? plan again from here, once
+                        elif replans[i] == 0 and (
+                            math.hypot(
+                                next_position[i, 0] - positions[i, 0], next_position[i, 1] - positions[i, 1]
+                            )
+                            > radius[i]
+                        ):  # knocked off its path (the body away from its agent): plan again from here, once
                             replans[i] = 1
                             _unstick(i, time, positions, stuck_anchor, stuck_since)
                             s = PLAN

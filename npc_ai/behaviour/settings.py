@@ -143,8 +143,9 @@ class BehaviourSettings:
         chase_timeout_s: give up a chase (or investigation) that takes longer than this [s, > 0].
         stuck_timeout_s: an NPC on a path (Patrol, Chase, Investigate) whose feet have not moved 0.3 m for
             this long is stuck (a crowd, a shove): a patrol goes on to its next waypoint; a pursuer
-            within `crowd_radius` of its goal has arrived (others stand there), farther it plans again
-            once, then gives up and searches where it is [s, > 0].
+            within `crowd_radius` of its goal has arrived (others stand there); farther, it plans again
+            once if it was knocked off its path (its body more than the agent radius from its agent),
+            and otherwise, or after that, gives up and searches where it is [s, > 0].
         crowd_radius: how close to its goal a stuck pursuer counts as arrived [m, >= 0].
         memory_expiry_s: a last known position older than this is forgotten [s, > 0].
         hearing_range: a noise of loudness L is heard within hearing_range * L [m, >= 0; 0 = deaf].

@@ -138,9 +138,21 @@ def test_a_stalled_chaser_near_its_goal_has_arrived_as_near_as_the_crowd_lets_it
     assert b.rule_work.note[0] == kernels.CROWDED and b.rule_work.next_state[0] == SEARCH
 
 
-def test_a_stalled_chaser_far_from_its_goal_plans_again_once_then_gives_up(sim: Simulation) -> None:
+def test_a_stalled_chaser_far_from_its_goal_on_its_path_gives_up_at_once(sim: Simulation) -> None:
+    """Its body stands at its agent: blocked where the path goes (a crowd), so the same plan again from
+    the same spot would not help: it searches."""
     b = sim.behaviour
     _stalled_chaser(sim, 1, 2.0 * b.cfg.crowd_radius[1])
+    assert _run_rules(sim, [1]) == (0, 0)
+    assert b.replans[1] == 0
+    assert b.rule_work.note[1] == kernels.BLOCKED and b.rule_work.next_state[1] == SEARCH
+
+
+def test_a_stalled_chaser_knocked_off_its_path_plans_again_once_then_gives_up(sim: Simulation) -> None:
+    b = sim.behaviour
+    _stalled_chaser(sim, 1, 2.0 * b.cfg.crowd_radius[1])
+    agents = b.locomotion.agents
+    agents.next_position[1, 1] += 2.0 * agents.radius[1]  # its body was shoved away from its agent
     assert _run_rules(sim, [1]) == (1, 0)
     assert b.rule_work.status[1] == kernels.PLAN and b.replans[1] == 1
     b.plan(1, b.rule_work.plan_goal[1].copy(), float(b.rule_work.plan_speed[1]))
