@@ -498,12 +498,8 @@ class World:
         out = np.zeros(len(c), dtype=bool)
         closest = 0
         # raw calls with plain lists: a probe per floor of a large level is ~100,000 boxes
-        overlapping, closest_points, cid, group_of = (
-            pb.getOverlappingObjects,
-            pb.getClosestPoints,
-            self._cid,
-            self.groups,
-        )
+        overlapping, closest_points = pb.getOverlappingObjects, pb.getClosestPoints
+        cid, group_of = self._cid, self.groups
         with collector_paused():  # a list per row and per answer, all dropped by the end of the loop
             for i, (centre, lo, hi) in enumerate(
                 zip(c.tolist(), (c - h).tolist(), (c + h).tolist(), strict=True)
