@@ -352,9 +352,10 @@ class World:
         c = np.asarray(list(center), dtype=np.float64)
         if c.shape != (3,) or not np.isfinite(c).all():
             raise WorldError(f"teleport target must be 3 finite numbers, got {center!r}")
-        row = self._poses.index(body)
+        row = self._capsules.get(body, self._kinematic.get(body))
+        row = self._poses.index(body) if row is None else row
         orn = self._poses.orientations[row]
-        self.client.resetBasePositionAndOrientation(body, c.tolist(), orn.tolist())
+        pb.resetBasePositionAndOrientation(body, c.tolist(), orn.tolist(), self._cid)  # the raw call
         self.pybullet_calls["resetBasePositionAndOrientation"] += 1
         self._poses.positions[row] = c
 

@@ -24,8 +24,9 @@ Each NPC is driven by a controller that calls `npc.go_to(goal, speed)` once; its
 tick, and the radii given to `crowd_metrics` are the agents' (`sim.locomotion.agents.radius`).
 
 `overlap_ticks_body_radius` counts the overlaps of the capsules themselves (radius
-`sim.locomotion.radius`, 0.35 m on the warehouse: 5 cm less than the agents'), so touching bodies, which
-the agents' radii count as overlapping by 10 cm, are told apart from bodies pushed into each other.
+`sim.locomotion.radius`): the same as `overlap_ticks` with the default capsules, which are the agents'
+radius (0.4 m on the warehouse); with smaller capsules, bodies that merely touch count as overlapping
+agents.
 
 Timings: `ms_per_step` is the median wall time of `Crowd.steer` per tick [ms] (the avoidance share; the
 median `navigation.avoidance.avoid` call for `circle`), `tick_ms` the median whole `Simulation.step`.

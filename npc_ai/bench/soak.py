@@ -20,12 +20,11 @@ Every `sample_every_s` of simulated time a `SoakProbe` looks at every character 
 - **off_navmesh**: NPC body centres farther than `mesh_horizontal` (5 cm) horizontally, or `mesh_vertical`
   vertically (their feet), from the navmesh the agents walk on (`Simulation.query`: the walkable surface
   eroded by the agent radius, so it holds the places an NPC's centre may be; `NavMeshQuery.polygon_at`
-  within the vertical tolerance, else `nearest_point`). This is the issue's "pushed off the navmesh": a
-  body standing against a wall has its centre on the mesh's edge (its capsule radius, 0.35 m on warehouse,
-  is 5 cm under the agent radius the mesh is eroded by), so any body farther out was pushed there.
-  `max_off_navmesh_m` is the farthest any NPC centre was horizontally [m]. Measuring the feet against a
-  mesh eroded again by the radius, or the capsule's edge against the mesh, counts bodies that merely
-  stand at a wall.
+  within the vertical tolerance, else `nearest_point`). This is the issue's "pushed off the navmesh". The
+  bake erodes the mesh by the agent radius plus up to a cell and a half (`navigation.ray_bake`: 0.5-0.7 m
+  from a wall on warehouse), so a capsule of the agent radius pushed against a wall stands 0.1-0.3 m off
+  the mesh, on floor: the count includes such bodies. `max_off_navmesh_m` is the farthest any NPC centre
+  was horizontally [m].
 - **stuck_share**: of the NPC samples with `stuck_window_s` of history, the share whose NPC wanted to move
   (`Npc.wants_to_move`) at every sample of the window and whose feet moved less than `stuck_distance`
   horizontally over it.

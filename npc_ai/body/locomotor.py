@@ -32,8 +32,10 @@ class Locomotor:
         agent: nav agent settings (radius, speed, stopping distance...).
         coupling: how navigation and animation share control (see `npc_ai.body.coupling`).
         animator: animator settings (default: lazy pose, so NPCs nobody looks at skip the skeleton).
-        body_radius: capsule radius [m]; defaults to the agent radius minus 5 cm (at least 0.2 m), so
-            bodies following the radius-eroded navmesh clear walls.
+        body_radius: capsule radius [m]; defaults to the agent radius. The bake erodes the mesh by that
+            radius plus up to a cell and a half (`navigation.ray_bake`), so a body on the mesh clears
+            walls; and the crowd's avoidance keeps agents a radius apart, so bodies of that radius touch
+            exactly when their agents do (5 cm smaller capsules let pushed agents overlap by 10 cm).
         group: collision group of the body (NPC or PLAYER).
     """
 
@@ -54,7 +56,7 @@ class Locomotor:
         settings = agent if agent is not None else AgentSettings()
         self.agent = NavAgent(query, position, settings, yaw=yaw)
         start = self.agent.next_position
-        radius = body_radius if body_radius is not None else max(0.2, settings.radius - 0.05)
+        radius = body_radius if body_radius is not None else settings.radius
         self.character = Character(
             world, start + [0.0, 0.0, 0.01], radius=radius, height=settings.height, yaw=yaw, group=group
         )

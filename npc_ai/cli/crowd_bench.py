@@ -101,7 +101,7 @@ def format_table(report: dict[str, Any]) -> list[str]:
             notes.append(f"{name}: {e['where']}; arrival within {e['arrival_radius_m']:g} m")
     lines.append(
         "overlap = ticks with two agents closer than their radii's sum - 1 cm (body_ovl: the capsules' "
-        "radii, 5 cm smaller in the simulation); stuck = deadlocked agents; "
+        "radii, the agents' unless body_radius says otherwise); stuck = deadlocked agents; "
         "avoid_ms = median ms per tick in the avoidance (Crowd.steer; avoid() for circle); "
         "tick_ms = median whole tick; walls = ticks with a body > 1 cm inside a wall"
     )

@@ -140,7 +140,7 @@ def test_off_the_navmesh_is_seen(sim) -> None:
     probe.sample()
     assert probe.off_navmesh == 1
     assert probe.max_off_navmesh_m == pytest.approx(0.03, abs=0.005)
-    _put(sim, (edge + 0.3, 0.0, 0.0))  # 0.3 m past it: where a capsule (0.35 m) may stand at the wall
+    _put(sim, (edge + 0.3, 0.0, 0.0))  # 0.3 m past it: where a capsule pushed against the wall may stand
     probe.sample()
     assert probe.off_navmesh == 2
     assert probe.incidents[-1]["horizontal"] == pytest.approx(0.3, abs=0.01)

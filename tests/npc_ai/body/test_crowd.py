@@ -57,7 +57,7 @@ def test_npcs_on_a_head_on_course_pass_each_other(arena_query) -> None:
     agents, bodies, ends = _head_on(arena_query, AvoidanceSettings())
     _, bumped, _ = _head_on(arena_query, None)
     assert agents >= 2 * AGENT.radius - 0.02  # the agents keep their radii apart
-    assert bumped < 2 * 0.35 + 0.02  # without avoidance the capsules (0.35 m) meet and push
+    assert bumped < 2 * AGENT.radius + 0.02  # without avoidance the capsules (the agent radius) meet and push
     assert bodies > bumped  # the bodies follow their agents around each other (with root motion's lag)
     assert max(ends) < 0.5  # both got through and arrived
 
