@@ -14,6 +14,7 @@ from scenes._bullet import new_client
 from scenes.boxcast import BoxCastHit
 from scenes.errors import SceneError, WorldError, WorldSettingsError
 from scenes.events import Event, EventLog
+from scenes.ledge_guards import add_ledge_guards
 from scenes.loader import (
     BUILTIN_SCENES,
     load_builtin,
@@ -50,6 +51,7 @@ __all__ = [
     "WorldError",
     "WorldSettings",
     "WorldSettingsError",
+    "add_ledge_guards",
     "groups",
     "load_builtin",
     "load_scene",

@@ -13,10 +13,13 @@ STATIC = 2  # level geometry: floors, walls, meshes (mass 0)
 NPC = 4  # NPC character bodies
 PLAYER = 8  # the player's body
 PROP = 16  # dynamic props (crates that can be pushed)
+LEDGE = (
+    32  # invisible guards along the navmesh's ledges (`scenes.ledge_guards`): only dynamic NPCs touch them
+)
 ALL = STATIC | NPC | PLAYER | PROP
 CHARACTERS = NPC | PLAYER
 
-NAMES: dict[int, str] = {STATIC: "static", NPC: "npc", PLAYER: "player", PROP: "prop"}
+NAMES: dict[int, str] = {STATIC: "static", NPC: "npc", PLAYER: "player", PROP: "prop", LEDGE: "ledge"}
 
 
 def mask_of(group: int) -> int:
@@ -28,6 +31,9 @@ def mask_of(group: int) -> int:
 
 def capsule_mask(group: int, kinematic: bool) -> int:
     """A capsule's mask: `mask_of(group)`, less STATIC and its own group when kinematic (code places
-    kinematic capsules: they need no contacts with the level or with their own kind)."""
+    kinematic capsules: they need no contacts with the level or with their own kind), plus LEDGE for a
+    dynamic NPC capsule (the ledge guards stop it)."""
     mask = mask_of(group)
-    return mask & ~(STATIC | group) if kinematic else mask
+    if kinematic:
+        return mask & ~(STATIC | group)
+    return mask | LEDGE if group == NPC else mask

@@ -108,6 +108,9 @@ class World:
         self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
         self._kinematic_rows = np.zeros(0, dtype=bool)  # per pose-cache row: a kinematic capsule
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
+        self.ledge_guards: tuple[
+            int, ...
+        ] = ()  # static bodies only NPC capsules touch (`scenes.ledge_guards`)
         self._poses = self._read_poses()
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -121,9 +124,10 @@ class World:
         if self._closed:
             return
         if not self._owns_client:
-            for body in (*self._tracked, *self.static_bodies):
+            bodies = (*self._tracked, *self.static_bodies, *self.ledge_guards)
+            for body in bodies:
                 self.client.removeBody(body)
-            self.pybullet_calls["removeBody"] += len(self._tracked) + len(self.static_bodies)
+            self.pybullet_calls["removeBody"] += len(bodies)
         self._disconnect()
 
     def __enter__(self) -> World:

@@ -7,6 +7,8 @@
 - `scene_navmeshes` / `agent_sizes`: one navmesh per agent size of the scene (`[[agent_size]]`), baked
   together.
 - `BodyObstacles`: PyBullet bodies (crates physics pushes) tracked as obstacles of a dynamic navmesh.
+- `find_ledges` / `guard_ledges`: the navmesh's edges with a drop beyond them, and guards on them that
+  stop dynamic NPC bodies.
 
 The names load on first use (PEP 562): `load_level` does not pay for the navmesh modules.
 """
@@ -20,6 +22,9 @@ from npc_ai._lazy import lazy_exports
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "BodyObstacles": "npc_ai.levels.obstacles",
+    "Ledges": "npc_ai.levels.ledges",
+    "find_ledges": "npc_ai.levels.ledges",
+    "guard_ledges": "npc_ai.levels.ledges",
     "SceneNavmesh": "npc_ai.levels.navmesh",
     "StaticLevel": "npc_ai.levels.navmesh",
     "agent_sizes": "npc_ai.levels.navmesh",
@@ -36,12 +41,15 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BodyObstacles",
+    "Ledges",
     "SceneNavmesh",
     "StaticLevel",
     "agent_sizes",
     "bake_settings",
     "blocked_rectangles",
     "default_cache_dir",
+    "find_ledges",
+    "guard_ledges",
     "load_level",
     "scene_from_grid",
     "scene_from_map_file",
@@ -56,6 +64,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # static type checkers see the real names
     from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
+    from npc_ai.levels.ledges import Ledges, find_ledges, guard_ledges
     from npc_ai.levels.loading import load_level
     from npc_ai.levels.navmesh import (
         SceneNavmesh,

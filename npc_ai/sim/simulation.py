@@ -39,6 +39,7 @@ from npc_ai.behaviour.timers import SightTimers
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingSettings
 from npc_ai.errors import NpcAiError
+from npc_ai.levels.ledges import Ledges, guard_ledges
 from npc_ai.levels.navmesh import bake_settings, scene_links, scene_navmesh
 from npc_ai.sim.area_filters import AreaFilters
 from npc_ai.sim.control import Controllers
@@ -287,6 +288,9 @@ class Simulation:
         self._bodies = {npc.body: npc for npc in self.npcs}
         links = scene_links(scene, self.query, world) if scene.links or scene.link_search.find else ()
         self.links = LinkTraversals(self, links, self._link_handler) if links else None
+        # guarded, a ledge is a wall to dynamic NPCs: a crowd never pushes one off (kinematic: the mesh holds)
+        lo = self.locomotion
+        self.ledges = Ledges.none() if lo.kinematic else guard_ledges(world, mesh, bake, lo.radius, links)
         self.area_filters = AreaFilters(self)  # per-NPC query filters (`filter_areas`)
         period = [max(1, round(n.settings.perception_period_s / world.dt)) for n in self.npcs]
         self.sight_timers = SightTimers(np.array(period, dtype=np.int64), s.timer_batch)

@@ -29,8 +29,9 @@ def test_injected_client_gets_the_bodies_and_stays_connected(arena) -> None:
         assert client.getNumBodies() == 0
         sim = Simulation(arena, seed=1, client=client, settings=SimulationSettings(npcs=3))
         assert sim.world.client is client
-        # the level, three NPCs and the player all live in the caller's client
-        expected = len(sim.world.static_bodies) + 3 + 1
+        # the level, its ledge guards, three NPCs and the player all live in the caller's client
+        assert sim.world.ledge_guards  # arena has raised platforms
+        expected = len(sim.world.static_bodies) + len(sim.world.ledge_guards) + 3 + 1
         assert client.getNumBodies() == expected
         bodies = {client.getBodyUniqueId(i) for i in range(client.getNumBodies())}
         assert {n.body for n in sim.npcs} | {sim.player.body} <= bodies  # type: ignore[union-attr]
@@ -50,7 +51,7 @@ def test_injected_world_is_used_and_left_open(arena) -> None:
             sim.run(0.25)
             assert world.tick == sim.world.tick > 0
         world.step()  # still open: the caller owns it
-        assert world.client.getNumBodies() == before + 2 + 1
+        assert world.client.getNumBodies() == before + 2 + 1 + len(world.ledge_guards)
     with pytest.raises(Exception, match="closed"):
         world.step()
 
