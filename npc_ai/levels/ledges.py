@@ -18,6 +18,7 @@ crowd never pushes a dynamic NPC off them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ import numpy as np
 from navigation.links import OffMeshLink
 from navigation.navmesh import NavMesh
 from navigation.settings import BakeSettings
+from npc_ai.errors import LevelError
 from scenes import World, groups
 from scenes.ledge_guards import add_ledge_guards
 
@@ -80,7 +82,16 @@ def find_ledges(world: World, mesh: NavMesh, *, climb: float, reach: float, piec
     Args:
         climb: the highest step a body climbs [m, >= 0]. reach: how far beyond an edge to look [m, > 0].
         piece: the longest piece tested as one [m, > 0].
+    Raises:
+        LevelError: `mesh` is not a NavMesh, or a number out of its range.
     """
+    if not isinstance(mesh, NavMesh):
+        raise LevelError(f"find_ledges: mesh must be a navigation.NavMesh, got {type(mesh).__name__}")
+    for name, value, low in (("climb", climb, 0.0), ("reach", reach, 1e-9), ("piece", piece, 1e-9)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= low):
+            raise LevelError(
+                f"find_ledges: {name} must be a finite number of metres >= {low:g}, got {value!r}"
+            )
     starts, ends, outward = boundary_pieces(mesh, piece)
     if len(starts) == 0:
         return Ledges(starts, ends, outward)

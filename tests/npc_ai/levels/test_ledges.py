@@ -9,6 +9,7 @@ import pytest
 from navigation.links import OffMeshLink
 from navigation.query import NavMeshQuery
 from npc_ai.body.batch import LocomotionBatch
+from npc_ai.errors import LevelError
 from npc_ai.levels.ledges import boundary_pieces, find_ledges, guard_ledges
 from npc_ai.levels.navmesh import bake_settings, scene_navmesh
 from scenes import World, load_scene
@@ -85,3 +86,21 @@ def test_unguarded_or_at_a_link_it_falls() -> None:
     assert _shoved_off_the_rim(guard=False)[2] < 0.5
     drop = OffMeshLink(start=(-10.0, 11.3, 3.0), end=(-10.0, 13.0, 0.0), kind="drop")
     assert _shoved_off_the_rim(guard=True, links=(drop,))[2] < 0.5  # a gap in the guard at the link
+
+
+@pytest.mark.parametrize(
+    ("what", "kwargs"),
+    [
+        ("mesh", {"mesh": "warehouse"}),
+        ("climb", {"climb": -0.1}),
+        ("reach", {"reach": 0.0}),
+        ("piece", {"piece": float("nan")}),
+    ],
+)
+def test_bad_arguments_are_refused(what, kwargs) -> None:
+    scene = load_scene("warehouse")
+    with World(scene) as w:
+        args = {"mesh": scene_navmesh(w)[0], "climb": 0.4, "reach": 1.0, "piece": 1.0} | kwargs
+        mesh = args.pop("mesh")
+        with pytest.raises(LevelError, match=what):
+            find_ledges(w, mesh, **args)
