@@ -13,9 +13,7 @@ STATIC = 2  # level geometry: floors, walls, meshes (mass 0)
 NPC = 4  # NPC character bodies
 PLAYER = 8  # the player's body
 PROP = 16  # dynamic props (crates that can be pushed)
-LEDGE = (
-    32  # invisible guards along the navmesh's ledges (`scenes.ledge_guards`): only dynamic NPCs touch them
-)
+LEDGE = 32  # invisible ledge guards (`scenes.ledge_guards`): only dynamic NPC capsules touch them
 ALL = STATIC | NPC | PLAYER | PROP
 CHARACTERS = NPC | PLAYER
 

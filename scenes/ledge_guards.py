@@ -10,9 +10,9 @@ instead lands in the crowd that pushed it).
 Each guard is a box `thickness` [m] thick and `height` [m] tall standing outside a segment: its inner face
 runs `offset` [m] beyond the segment, so a capsule of radius `offset` keeps its centre on the segment's
 side. The boxes in one `CELL` square form one static body (a compound collision shape, at most
-`BOXES_PER_BODY` boxes). Their
-group is `groups.LEDGE` and their mask holds only `groups.NPC`: a dynamic NPC capsule (whose mask includes
-LEDGE, `groups.capsule_mask`) touches them; the player, props, the level and every ray pass through.
+`BOXES_PER_BODY` boxes). Their group is `groups.LEDGE` and their mask holds only `groups.NPC`: a dynamic
+NPC capsule (whose mask includes LEDGE, `groups.capsule_mask`) touches them; the player, props, the level
+and every ray pass through.
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ def add_ledge_guards(
         height: the guard's height above the segment's lower end [m, > 0]; it also reaches 0.3 m below.
         thickness: [m, > 0].
     Raises:
-        WorldError: shapes that do not match, non-finite numbers, or bad sizes.
+        WorldError: the world is closed; shapes that do not match, non-finite numbers, or bad sizes.
     """
+    world._check_open()
     a = np.asarray(starts, dtype=np.float64).reshape(-1, 3)
     b = np.asarray(ends, dtype=np.float64).reshape(-1, 3)
     n = np.asarray(outward, dtype=np.float64).reshape(-1, 2)
