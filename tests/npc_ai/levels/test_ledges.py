@@ -104,3 +104,24 @@ def test_bad_arguments_are_refused(what, kwargs) -> None:
         mesh = args.pop("mesh")
         with pytest.raises(LevelError, match=what):
             find_ledges(w, mesh, **args)
+
+
+def test_a_rebuilt_level_with_the_same_mesh_reuses_its_ledges() -> None:
+    """An environment's reset builds the same level around the same mesh: no ray is cast again."""
+    scene = load_scene("compound")
+    bake = bake_settings(scene.navmesh)
+    with World(scene) as w:
+        mesh = scene_navmesh(w)[0]  # a new mesh object: nothing remembered for it yet
+        rays = w.pybullet_calls["rayTestBatch"]
+        first = guard_ledges(w, mesh, bake, 0.4)
+        assert w.pybullet_calls["rayTestBatch"] == rays + 2  # the wall rays and the floor rays
+    with World(scene) as w:
+        rays = w.pybullet_calls["rayTestBatch"]
+        again = guard_ledges(w, mesh, bake, 0.4)
+        assert w.pybullet_calls["rayTestBatch"] == rays
+        assert len(w.ledge_guards) > 0  # guarded all the same
+    np.testing.assert_array_equal(again.starts, first.starts)
+    with World(scene.with_npcs(keep_existing=False)) as w:  # same level content: reused too
+        rays = w.pybullet_calls["rayTestBatch"]
+        guard_ledges(w, mesh, bake, 0.4)
+        assert w.pybullet_calls["rayTestBatch"] == rays
