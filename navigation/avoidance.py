@@ -283,18 +283,10 @@ class Walls:
         """
         if not isinstance(mesh, NavMesh):
             raise CrowdError(f"from_navmesh needs a navigation.NavMesh, got {type(mesh).__name__}")
-        off = mesh.poly_offsets
-        sizes = np.diff(off)
-        poly_of = np.repeat(np.arange(mesh.polygon_count), sizes)
-        local = np.arange(mesh.poly_verts.shape[0]) - off[poly_of]
-        nxt = off[poly_of] + (local + 1) % sizes[poly_of]
-        wall = mesh.poly_neighbors < 0
-        a = mesh.vertices[mesh.poly_verts[wall]]
-        b = mesh.vertices[mesh.poly_verts[nxt[wall]]]
+        a, b = mesh.boundary_edges()
         return cls.from_segments(
-            a.reshape(-1, 3), b.reshape(-1, 3), one_sided=True, keep_radius=False, margin=margin,
-            cell_size=cell_size, constrain=constrain,
-        )  # fmt: skip
+            a, b, one_sided=True, keep_radius=False, margin=margin, cell_size=cell_size, constrain=constrain
+        )
 
 
 _NO_WALLS: list[Walls] = []

@@ -146,6 +146,18 @@ class NavMesh:
             rows.append((int(a), int(ea), int(b), eb))
         return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
+    def boundary_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends): the (k, 3) end points [m] of every edge with no polygon across (a wall or a
+        ledge), polygon by polygon, counter-clockwise: the mesh lies on each edge's left."""
+        off = self.poly_offsets
+        sizes = np.diff(off)
+        poly_of = np.repeat(np.arange(self.polygon_count), sizes)
+        local = np.arange(self.poly_verts.shape[0]) - off[poly_of]
+        nxt = off[poly_of] + (local + 1) % sizes[poly_of]
+        edge = self.poly_neighbors < 0
+        starts = self.vertices[self.poly_verts[edge]].reshape(-1, 3)
+        return starts, self.vertices[self.poly_verts[nxt[edge]]].reshape(-1, 3)
+
     def portal_segment(self, p: int, edge: int) -> np.ndarray:
         """(2, 3) end points of edge `edge` of polygon p [m]."""
         ids = self.polygon(p)

@@ -55,14 +55,7 @@ class Ledges:
 def boundary_pieces(mesh: NavMesh, piece: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mesh's boundary edges cut into pieces at most `piece` [m] long: (starts, ends (k, 3) [m], outward
     (k, 2) unit vectors). Polygons run counter-clockwise from above, so off the mesh is on an edge's right."""
-    off = mesh.poly_offsets
-    sizes = np.diff(off)
-    poly_of = np.repeat(np.arange(mesh.polygon_count), sizes)
-    local = np.arange(mesh.poly_verts.shape[0]) - off[poly_of]
-    nxt = off[poly_of] + (local + 1) % sizes[poly_of]
-    edge = mesh.poly_neighbors < 0
-    a = mesh.vertices[mesh.poly_verts[edge]].reshape(-1, 3)
-    b = mesh.vertices[mesh.poly_verts[nxt[edge]]].reshape(-1, 3)
+    a, b = mesh.boundary_edges()
     length = np.hypot(*(b[:, :2] - a[:, :2]).T)
     a, b, length = a[length > 1e-6], b[length > 1e-6], length[length > 1e-6]
     cuts = np.maximum(1, np.ceil(length / piece)).astype(np.int64)
