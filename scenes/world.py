@@ -108,9 +108,7 @@ class World:
         self._dynamic_rows = np.zeros(0, dtype=np.int64)  # their rows in the pose cache
         self._kinematic_rows = np.zeros(0, dtype=bool)  # per pose-cache row: a kinematic capsule
         self.depenetrated = 0  # how many times a capsule was moved out of static geometry
-        self.ledge_guards: tuple[
-            int, ...
-        ] = ()  # static bodies only NPC capsules touch (`scenes.ledge_guards`)
+        self.ledge_guards: tuple[int, ...] = ()  # static bodies only NPC capsules touch (scenes.ledge_guards)
         self._poses = self._read_poses()
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -125,8 +123,7 @@ class World:
             return
         if not self._owns_client:
             bodies = (*self._tracked, *self.static_bodies, *self.ledge_guards)
-            for body in bodies:
-                self.client.removeBody(body)
+            deque(map(self.client.removeBody, bodies), maxlen=0)
             self.pybullet_calls["removeBody"] += len(bodies)
         self._disconnect()
 
