@@ -34,6 +34,7 @@ from scenes.model import Scene
 from scenes.poses import PoseCache
 from scenes.raycast import RayHits, hidden_from_rays, ray_test
 from scenes.settings import WorldSettings
+from scenes.static_rays import StaticRays
 
 _HUGE_INERTIA = 1e9  # [kg m^2] about x and y, so capsules stay upright without resets
 _STILL = (0.0, 0.0, 0.0)  # [rad/s] the angular velocity `set_velocities` gives
@@ -99,6 +100,7 @@ class World:
             self._disconnect()
             raise
         self.groups.update({b: groups.STATIC for b in self.static_bodies})
+        self._static_rays = StaticRays(scene, self.static_bodies, visuals=visuals)  # for STATIC-only rays
         # the level's mask: every group but STATIC, less the groups whose bodies are all kinematic
         self.static_mask = groups.mask_of(groups.STATIC)
         self._static_set = frozenset(self.static_bodies)
@@ -125,6 +127,7 @@ class World:
             bodies = (*self._tracked, *self.static_bodies, *self.ledge_guards)
             deque(map(self.client.removeBody, bodies), maxlen=0)
             self.pybullet_calls["removeBody"] += len(bodies)
+        self._static_rays.close()
         self._disconnect()
 
     def __enter__(self) -> World:
@@ -312,8 +315,7 @@ class World:
         if not np.isfinite(v).all():
             raise WorldError("body velocities must be finite")
         ids = bodies if isinstance(bodies, list) else list(bodies)
-        n = len(v)
-        if len(ids) != n:
+        if len(ids) != (n := len(v)):
             raise WorldError(f"set_velocities got {len(ids)} bodies and {n} velocities")
         # the client id passed by position: the raw call then parses no keyword (about 15 % of its cost)
         deque(map(pb.resetBaseVelocity, ids, v.tolist(), repeat(_STILL, n), repeat(self._cid, n)), maxlen=0)
@@ -332,8 +334,7 @@ class World:
 
         c = np.ascontiguousarray(centers, dtype=np.float64)
         r = np.ascontiguousarray(rows, dtype=np.int64)
-        n = len(r)
-        if c.shape != (n, 3):
+        if c.shape != (n := len(r), 3):
             raise WorldError(f"place_kinematic needs ({n}, 3) finite centres, got shape {c.shape}")
         p = self._poses
         moved = np.empty(n, dtype=np.int64)
@@ -355,8 +356,8 @@ class World:
             raise WorldError(f"teleport target must be 3 finite numbers, got {center!r}")
         row = self._capsules.get(body, self._kinematic.get(body))
         row = self._poses.index(body) if row is None else row
-        orn = self._poses.orientations[row]
-        pb.resetBasePositionAndOrientation(body, c.tolist(), orn.tolist(), self._cid)  # the raw call
+        orn = self._poses.orientations[row].tolist()
+        pb.resetBasePositionAndOrientation(body, c.tolist(), orn, self._cid)  # the raw call
         self.pybullet_calls["resetBasePositionAndOrientation"] += 1
         self._poses.positions[row] = c
 
@@ -388,8 +389,7 @@ class World:
     def ray_test(
         self, starts: np.ndarray, ends: np.ndarray, *, mask: int | None = None, ignore: Iterable[int] = ()
     ) -> RayHits:
-        """Batched rays (see `scenes.raycast.ray_test`).
-
+        """Batched rays (see `scenes.raycast.ray_test`; STATIC-only ones in a crowd: `scenes.static_rays`).
         Args:
             mask: collision groups the rays may hit (None: all).
             ignore: bodies every ray of this batch passes through (e.g. the caster).
@@ -397,9 +397,10 @@ class World:
         self._check_open()
         want = -1 if mask is None else int(mask)
         skip = {b: (self.groups[b], self._mask_of(b)) for b in ignore if b in self.groups}
-        hide = hidden_from_rays(self.client, skip, calls=self.pybullet_calls) if skip else nullcontext()
-        with hide:
-            threads, calls = self.settings.ray_threads, self.pybullet_calls
+        threads, calls, level = self.settings.ray_threads, self.pybullet_calls, self._static_rays
+        if level.serves(want, len(self._tracked)) and self._static_set.isdisjoint(skip):
+            return level.ray_test(starts, ends, threads=threads, calls=calls)  # capsules cost nothing there
+        with hidden_from_rays(self.client, skip, calls=calls) if skip else nullcontext():
             return ray_test(self.client, starts, ends, mask=want, threads=threads, calls=calls)
 
     def box_cast(
