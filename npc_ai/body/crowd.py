@@ -35,7 +35,11 @@ the whole share of avoiding them, and their own answer is ignored. A path row pa
 (steering for the last point, within `PARK_RADIUS` of it, not stopped) is not such a wall: it yields with
 `PARKED_SHARE` of its priority, its agent is moved by its answer like a mover's, and its path brings it
 back once the way is clear. NPCs that arrived and stood on the others' way (along a wall, across a
-corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corridor).
+corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corridor). A parked row just
+ahead of a mover that the avoidance has all but stopped for a second, on its way to somewhere beyond,
+steps square off that mover's way at its top speed for as long as it blocks it (`crowd_kernels.make_way`,
+marked in `Crowd.aside`): two parked agents a row apart leave less than a body's width between them, and
+ORCA's answer to the mover there is to stand for good while theirs is to stay.
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.
@@ -58,6 +62,7 @@ from npc_ai.body.crowd_kernels import (
     PARKED_SHARE,
     STILL_PRIORITY,
     gather_rows,
+    make_way,
     scatter_rows,
     steer_rows,
 )
@@ -114,6 +119,8 @@ class Crowd:
         self._gate_green = np.zeros(self.gates.count)  # [s] how long the owner has had it
         self.held = np.zeros(n, dtype=bool)  # the rows a gate held this tick
         self.parked = np.zeros(n, dtype=bool)  # the path rows at their path's end this tick (they yield)
+        self.aside = np.zeros(n, dtype=bool)  # the parked rows stepping out of a blocked mover's way
+        self._blocked_s = np.zeros(n)  # [s] how long each row has been a blocked mover (`make_way`)
         self._row_gate = np.zeros(n, np.int64)
         self._row_dir = np.zeros(n, np.int64)
         self._row_inside = np.zeros(n, dtype=bool)
@@ -204,7 +211,7 @@ class Crowd:
                 agents.corridors, agents.corridor_len, agents.poly, g.centre, g.axis, g.half, g.pairs,
                 self.gate_owner, self._gate_green, self.held, self._row_gate, self._row_dir, self._row_inside,
                 agents.has_path, agents.is_stopped, agents.corner, agents.path_len, agents.path_corners,
-                self.parked,
+                self.parked, self._blocked_s, self.aside,
             )  # fmt: skip
         else:  # the same steps with the stand-in between them
             gather_rows(
@@ -213,6 +220,11 @@ class Crowd:
                 self._last, self._positions, self._vel, self._pref, self._radii, self._top, self._prio,
                 self._z, self._moving, self._on_path, agents.has_path, agents.is_stopped, agents.corner,
                 agents.path_len, agents.path_corners, self.parked,
+            )  # fmt: skip
+            make_way(
+                len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
+                self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
+                self._blocked_s, self.aside,
             )  # fmt: skip
             answer = self.solver(
                 self._positions,
@@ -228,9 +240,9 @@ class Crowd:
             self._out[:] = answer.velocities
             m = scatter_rows(
                 dt, before, agents.next_position, agents.destination, free, free_speed, free_heading, alpha,
-                self._pref, self._out, self._moving, self._on_path, self.held, self._last, self.changed,
-                self._facing,
-                self._steered, self._goal, steer, self._move_rows, self._move_targets,
+                self._pref, self._out, self._moving, self._on_path, self.held, self.aside, self._last,
+                self.changed, self._facing, self._steered, self._goal, steer, self._move_rows,
+                self._move_targets,
             )  # fmt: skip
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
             agents.move_unchecked(self._move_rows[:m], self._move_targets[:m])  # the crowd's own buffers

@@ -34,6 +34,9 @@ MOVING = 1e-6  # [m/s] slower than this is standing
 CHANGED = 1e-9  # [m/s] an answer this close to the preferred velocity leaves the row alone
 PARK_RADIUS = 1.0  # [m] a path row steering for its path's end within this of it is parked
 PARKED_SHARE = 0.25  # a parked row's priority is its own times this: the passing ones push it aside
+MAKE_WAY_GAP = 0.3  # [m] a parked row this close (surface to surface) ahead of a blocked mover steps aside
+BLOCKED = 0.5  # a moving path row answered slower than this share of its preferred speed is blocked
+MAKE_WAY_AFTER = 1.0  # [s] a mover blocked this long in a row has parked rows in its way step aside
 
 
 @njit(cache=True)
@@ -129,6 +132,75 @@ def gather_rows(
 
 
 @njit(cache=True)
+def make_way(
+    n: int,
+    dt: float,
+    destination: np.ndarray,
+    positions: np.ndarray,
+    vel: np.ndarray,
+    pref: np.ndarray,
+    radii: np.ndarray,
+    top: np.ndarray,
+    moving: np.ndarray,
+    on_path: np.ndarray,
+    parked: np.ndarray,
+    held: np.ndarray,
+    blocked_s: np.ndarray,
+    aside: np.ndarray,
+) -> int:
+    """Parked rows step out of the way of the movers they block; returns how many do.
+
+    A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose
+    answers `vel` have been slower than `BLOCKED` of its preferred speed for `MAKE_WAY_AFTER` seconds in
+    a row (`blocked_s` (n,) [s] counts, tick by tick of `dt` [s]). A parked row j ahead of such a mover i
+    (in front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and nearer i than i's
+    `destination` (n, 3) [m] by more than `PARK_RADIUS`: a crowd standing at the point it walks to is
+    not in its way, and the behaviour's crowded-goal rule deals with that) prefers, this tick, to walk
+    square to i's way at its own top speed, on the side of it where it stands (to i's left when dead
+    ahead: i keeps right), and is marked in `aside` (n,) so it moves by its answer. Two parked agents a
+    row apart leave less than a body's width between them, and ORCA stops a mover there for good (its
+    answer is to stand, theirs to stay); now they part, and their paths bring them back once it has
+    passed. The nearest blocked mover decides; the loop is (parked rows) x (blocked movers), after one
+    pass to find the latter."""
+    blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
+    b = 0
+    for i in range(n):
+        aside[i] = False
+        speed = math.hypot(pref[i, 0], pref[i, 1])
+        mover = on_path[i] and moving[i] and not parked[i] and not held[i] and speed > MOVING
+        if mover and math.hypot(vel[i, 0], vel[i, 1]) < BLOCKED * speed:
+            blocked_s[i] += dt
+        else:
+            blocked_s[i] = 0.0
+        if blocked_s[i] >= MAKE_WAY_AFTER:
+            blocked[b] = i
+            b += 1
+    count = 0
+    for j in range(n if b else 0):
+        if not parked[j]:
+            continue
+        best, bx, by = math.inf, 0.0, 0.0
+        for k in range(b):
+            i = blocked[k]
+            speed = math.hypot(pref[i, 0], pref[i, 1])
+            ex, ey = positions[j, 0] - positions[i, 0], positions[j, 1] - positions[i, 1]
+            d = math.hypot(ex, ey)
+            ux, uy = pref[i, 0] / speed, pref[i, 1] / speed
+            if d >= radii[i] + radii[j] + MAKE_WAY_GAP or d >= best or ex * ux + ey * uy <= 0.0:
+                continue
+            gx, gy = destination[i, 0] - positions[i, 0], destination[i, 1] - positions[i, 1]
+            if math.hypot(gx, gy) < d + PARK_RADIUS:
+                continue  # j stands at i's goal, not on its way: a crowd at one point stays (Crowd)
+            side = 1.0 if ux * ey - uy * ex >= 0.0 else -1.0  # +1: j stands on i's left
+            best, bx, by = d, -uy * side, ux * side
+        if best < math.inf:
+            pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
+            aside[j] = True
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def scatter_rows(
     dt: float,
     before: np.ndarray,
@@ -143,6 +215,7 @@ def scatter_rows(
     moving: np.ndarray,
     on_path: np.ndarray,
     held: np.ndarray,
+    aside: np.ndarray,
     last: np.ndarray,
     changed: np.ndarray,
     facing: np.ndarray,
@@ -162,8 +235,11 @@ def scatter_rows(
             last[i, 0], last[i, 1] = vx, vy
         else:
             last[i, 0], last[i, 1] = 0.0, 0.0
-        # a row a gate holds moves by its answer even when that is its (rewritten) preferred velocity
-        changed[i] = moving[i] and (held[i] or math.hypot(vx - pref[i, 0], vy - pref[i, 1]) > CHANGED)
+        # a row a gate holds, or one stepping aside, moves by its answer even when that is its (rewritten)
+        # preferred velocity
+        changed[i] = moving[i] and (
+            held[i] or aside[i] or math.hypot(vx - pref[i, 0], vy - pref[i, 1]) > CHANGED
+        )
         steer[i, 0], steer[i, 1] = math.nan, math.nan
         if changed[i] and on_path[i]:  # faces along its filtered avoiding velocity; its agent steps by it
             fresh = not steered[i]
@@ -261,6 +337,8 @@ def steer_rows(
     path_len: np.ndarray,
     path_corners: np.ndarray,
     parked: np.ndarray,
+    blocked_s: np.ndarray,
+    aside: np.ndarray,
 ) -> int:
     """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
     move_rows[:m], to move_targets[:m] (n, 3) [m].
@@ -281,7 +359,9 @@ def steer_rows(
     state (owner, green), run by `gate_rows` before the avoidance; held (n,) bool: the rows a gate holds
     (with its scratch row_gate, row_dir, row_inside); has_path, is_stopped, corner, path_len, path_corners:
     the agents' paths (`navigation.agent_batch.AgentBatch`); parked (n,) bool written: the path rows
-    standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`)."""
+    standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`); aside (n,) bool
+    written: the parked rows stepping out of a blocked mover's way (`make_way`, which keeps each row's
+    blocked time in blocked_s (n,) [s])."""
     n = feet.shape[0]
     cell = gather_rows(
         dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
@@ -299,11 +379,14 @@ def steer_rows(
     for i in range(n):  # a parked row yields, near a gate too
         if parked[i]:
             prio[i] = priority[i] * PARKED_SHARE
+    make_way(
+        n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside
+    )
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,
         wall_params, w_shape, w_start, w_items, out, out_neighbours, out_walls, out_fallback,
     )  # fmt: skip
     return scatter_rows(
         dt, before, next_position, destination, free, free_speed, free_heading, alpha, pref, out, moving,
-        on_path, held, last, changed, facing, steered, goal, steer, move_rows, move_targets,
+        on_path, held, aside, last, changed, facing, steered, goal, steer, move_rows, move_targets,
     )  # fmt: skip

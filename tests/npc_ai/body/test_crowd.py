@@ -11,6 +11,7 @@ from navigation.agent import AgentSettings
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings
 from navigation.query import NavMeshQuery
 from npc_ai.body.batch import LocomotionBatch
+from npc_ai.body.crowd_kernels import MAKE_WAY_AFTER, make_way
 from npc_ai.levels.navmesh import scene_navmesh
 from scenes import World, load_scene
 
@@ -144,3 +145,66 @@ def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_
     assert np.degrees(faced[t <= tau / 3]).min() > -20.0  # not at once
     assert np.degrees(faced[t >= 2 * tau]).max() < -33.0  # 1 - exp(-2) of the way: -35 deg
     assert np.degrees(yaws[t >= 2 * tau + 0.2]).max() < -30.0  # the body turned with it
+
+
+def _rows(n: int):  # type: ignore[no-untyped-def]
+    """make_way's arrays for n rows, all path rows that mean to move, radius 0.4 m, top speed 1.2 m/s, each
+    bound for (10, 0) [m]."""
+    z = np.zeros((n, 2))
+    return {
+        "destination": np.tile([10.0, 0.0, 0.0], (n, 1)), "positions": np.zeros((n, 3)), "vel": z.copy(),
+        "pref": z.copy(), "radii": np.full(n, 0.4), "top": np.full(n, 1.2), "moving": np.ones(n, bool),
+        "on_path": np.ones(n, bool), "parked": np.zeros(n, bool), "held": np.zeros(n, bool),
+        "blocked_s": np.zeros(n), "aside": np.zeros(n, bool),
+    }  # fmt: skip
+
+
+def _make_way(a, seconds: float = MAKE_WAY_AFTER) -> int:  # type: ignore[no-untyped-def]
+    """Run `make_way` for `seconds` of 1/60 s ticks with the same arrays (prefs restored each tick, as
+    the crowd gathers them anew); returns the last tick's count."""
+    pref = a["pref"].copy()
+    count = 0
+    for _ in range(round(seconds / DT) + 1):
+        a["pref"][:] = pref
+        count = int(make_way(len(a["radii"]), DT, *a.values()))
+    return count
+
+
+def test_make_way_sends_parked_rows_square_off_a_mover_blocked_for_a_second() -> None:
+    a = _rows(5)
+    a["pref"][0] = (1.0, 0.0)  # row 0 wants +x and is answered 0: blocked
+    a["positions"][:, :2] = [(0, 0), (0.9, 0.5), (0.9, -0.5), (1.0, 0.0), (-0.9, 0.3)]
+    a["parked"][1:] = True  # left ahead, right ahead, dead ahead, behind
+    assert _make_way(a, MAKE_WAY_AFTER - 2 * DT) == 0  # not yet blocked long enough
+    assert _make_way(a, 3 * DT) == 3
+    np.testing.assert_array_equal(a["aside"], [False, True, True, True, False])
+    # square to its way at their top speed, each on its own side; dead ahead: to its left
+    np.testing.assert_allclose(a["pref"][1:4], [(0, 1.2), (0, -1.2), (0, 1.2)])
+    np.testing.assert_array_equal(a["pref"][4], (0, 0))  # behind the mover: stays
+    a["vel"][0] = (0.8, 0.0)  # it moves again: the count starts over
+    assert _make_way(a, 0.0) == 0 and a["blocked_s"][0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda a: a["vel"].__setitem__(0, (0.8, 0.0)),  # answered most of its speed: not blocked
+        lambda a: a["held"].__setitem__(0, True),  # a gate holds it: it waits on purpose
+        lambda a: a["parked"].__setitem__(0, True),  # itself parked
+        lambda a: a["on_path"].__setitem__(0, False),  # walking freely (Wander), no path
+        lambda a: a["positions"].__setitem__(1, (1.8, 0.0, 0.0)),  # 1.8 m ahead: beyond radii + gap
+        lambda a: a["destination"].__setitem__(
+            0, (1.5, 0.0, 0.0)
+        ),  # row 1 stands at its goal, not on its way
+    ],
+)
+def test_make_way_leaves_parked_rows_alone_for_movers_not_blocked_by_them(change) -> None:
+    a = _rows(2)
+    a["pref"][0] = (1.0, 0.0)
+    a["positions"][1] = (1.0, 0.1, 0.0)
+    a["parked"][1] = True
+    change(a)
+    before = a["pref"].copy()
+    assert _make_way(a, 2.0) == 0
+    assert not a["aside"].any()
+    np.testing.assert_array_equal(a["pref"][1], before[1])
