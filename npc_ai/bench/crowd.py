@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ from navigation.avoidance import AvoidanceSettings
 from navigation.crowd_metrics import OVERLAP_TOLERANCE, crowd_metrics, separations
 from navigation.crowd_scenarios import PYRVO_MISSING, circle, run, run_rvo2, rvo2_available
 from navigation.navmesh import NavMesh
+from navigation.query import NavMeshQuery
 from npc_ai.bench.names import CROWD_SCENARIOS
 from npc_ai.errors import BenchmarkSettingsError
 from npc_ai.sim.player import PlayerSettings
@@ -125,6 +126,9 @@ class CrowdBenchSettings:
         chase_guards: guards converging on the player [>= 1, <= 10].
         seed: the simulations' seed. peer: run the pyrvo reference when installed.
         bodies: the NPC bodies of the simulated scenarios (`SimulationSettings.bodies`).
+        layouts: extra runs of each simulated scenario, with avoidance, from starts each moved by a seeded
+            normal offset of `jitter_m` [m] per axis (kept only where it stays on the navmesh) [0..100]:
+            how much of the result holds off the one layout. jitter_m: that offset's deviation [m, > 0].
     """
 
     circle_agents: int = 250
@@ -135,9 +139,12 @@ class CrowdBenchSettings:
     seed: int = 0
     peer: bool = True
     bodies: str = "dynamic"
+    layouts: int = 0
+    jitter_m: float = 0.15
 
     def __post_init__(self) -> None:
         checks = (
+            ("layouts", self.layouts, 0, 100),
             ("circle_agents", self.circle_agents, 2, 10_000),
             ("doorway_agents", self.doorway_agents, 2, 40),
             ("corridor_per_side", self.corridor_per_side, 1, 20),
@@ -153,15 +160,25 @@ class CrowdBenchSettings:
             raise BenchmarkSettingsError(f"circle_radius must be a finite number > 0 [m], got {r!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise BenchmarkSettingsError(f"seed must be an integer >= 0, got {self.seed!r}")
+        j = self.jitter_m
+        if isinstance(j, bool) or not isinstance(j, (int, float)) or not (math.isfinite(j) and 0 < j <= 5):
+            raise BenchmarkSettingsError(f"jitter_m must be a number in (0, 5] [m], got {j!r}")
         if self.bodies not in ("dynamic", "kinematic"):
             raise BenchmarkSettingsError(f"bodies must be 'dynamic' or 'kinematic', got {self.bodies!r}")
 
     @classmethod
-    def quick(cls, seed: int = 0, peer: bool = True, bodies: str = "dynamic") -> CrowdBenchSettings:
+    def quick(
+        cls,
+        seed: int = 0,
+        peer: bool = True,
+        bodies: str = "dynamic",
+        layouts: int = 0,
+        jitter_m: float = 0.15,
+    ) -> CrowdBenchSettings:
         """A smaller version of every scenario (about a minute in all)."""
         return cls(
             circle_agents=60, circle_radius=20.0, doorway_agents=12, corridor_per_side=6, chase_guards=4,
-            seed=seed, peer=peer, bodies=bodies,
+            seed=seed, peer=peer, bodies=bodies, layouts=layouts, jitter_m=jitter_m,
         )  # fmt: skip
 
 
@@ -416,7 +433,38 @@ def run_sim_scenario(
     }[name]
     entry["where"] = where
     entry["without_avoidance"] = off
+    if settings.layouts:
+        entry["layouts"] = _layouts(name, plan, settings, mesh, progress)
     return entry
+
+
+def _layouts(
+    name: str, plan: _Plan, settings: CrowdBenchSettings, mesh: NavMesh, progress: Progress
+) -> dict[str, Any]:
+    """`settings.layouts` runs of `plan` with avoidance from jittered starts (layout k draws from the
+    generator seeded with (seed, k)); a start whose offset leaves the navmesh keeps its place."""
+    query = NavMeshQuery(mesh)
+    runs = []
+    for k in range(settings.layouts):
+        rng = np.random.default_rng([settings.seed, k])
+        starts = plan.starts.copy()
+        moved = starts.copy()
+        moved[:, :2] += rng.normal(0.0, settings.jitter_m, (len(starts), 2))
+        on_mesh = np.array([query.polygon_at(p) >= 0 for p in moved])
+        starts[on_mesh] = moved[on_mesh]
+        run = replace(plan, starts=starts)
+        stage = f"{name}: layout {k + 1} of {settings.layouts}"
+        e, _ = _run_once(run, settings, AvoidanceSettings(), mesh, stage, progress)
+        keep = ("completed_share", "time_to_complete_s", "deadlocked_agents", "overlap_ticks")
+        runs.append({key: e[key] for key in keep})
+    shares = [r["completed_share"] for r in runs]
+    return {
+        "jitter_m": settings.jitter_m,
+        "runs": runs,
+        "completed_share_mean": float(np.mean(shares)),
+        "completed_share_min": float(np.min(shares)),
+        "all_arrived": sum(s == 1.0 for s in shares),
+    }
 
 
 def run_crowd_benchmark(

@@ -27,6 +27,14 @@ def add_bench_crowd_arguments(p: argparse.ArgumentParser) -> None:
     from npc_ai.cli.sim import add_bodies_argument
 
     add_bodies_argument(p)
+    p.add_argument(
+        "--layouts", type=cli_types.count, default=0, metavar="K",
+        help="also run doorway, corridor and chase from K jittered start layouts (default 0)",
+    )  # fmt: skip
+    p.add_argument(
+        "--jitter", type=cli_types.positive_float, default=0.15, metavar="M",
+        help="the layouts' start offset, a normal deviation per axis [m] (default 0.15)",
+    )  # fmt: skip
     p.add_argument("--json", help='write {"scenarios": {NAME: {...}}} (.json)')
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -39,10 +47,11 @@ def cmd_bench_crowd(args: argparse.Namespace) -> int:
 
     names = check_scenarios(args.scenarios)
     peer = not args.no_peer
+    more = {"layouts": args.layouts, "jitter_m": args.jitter}
     settings = (
-        CrowdBenchSettings.quick(args.seed, peer, args.bodies)
+        CrowdBenchSettings.quick(args.seed, peer, args.bodies, **more)
         if args.quick
-        else CrowdBenchSettings(seed=args.seed, peer=peer, bodies=args.bodies)
+        else CrowdBenchSettings(seed=args.seed, peer=peer, bodies=args.bodies, **more)
     )
     t0 = time.perf_counter()
     with StderrProgress("crowd benchmark", quiet=args.quiet) as progress:
@@ -81,6 +90,15 @@ def _row(label: str, e: dict[str, Any]) -> str:
     )
 
 
+def _layouts_line(name: str, lay: dict[str, Any]) -> str:
+    k = len(lay["runs"])
+    return (
+        f"{name}: {k} layouts (starts moved {lay['jitter_m']:g} m): arrive mean"
+        f" {100 * lay['completed_share_mean']:.0f} %, least {100 * lay['completed_share_min']:.0f} %,"
+        f" all arrived in {lay['all_arrived']} of {k}"
+    )
+
+
 def format_table(report: dict[str, Any]) -> list[str]:
     """One row per run: each scenario, then its pyrvo reference or its run without avoidance."""
     head = (
@@ -98,6 +116,8 @@ def format_table(report: dict[str, Any]) -> list[str]:
             notes.append(f"circle: {e['where']}; reference: {e['reference_note']}")
         else:
             lines.append(_row(f"{name}: avoidance off", e["without_avoidance"]))
+            if "layouts" in e:
+                lines.append(_layouts_line(name, e["layouts"]))
             notes.append(f"{name}: {e['where']}; arrival within {e['arrival_radius_m']:g} m")
     lines.append(
         "overlap = ticks with two agents closer than their radii's sum - 1 cm (body_ovl: the capsules' "

@@ -62,7 +62,7 @@ def test_a_small_circle_gives_the_documented_json() -> None:
 
 
 def test_the_cli_writes_the_json_and_keeps_progress_on_stderr(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(crowd.CrowdBenchSettings, "quick", classmethod(lambda cls, seed, peer, bodies: SMALL))
+    monkeypatch.setattr(crowd.CrowdBenchSettings, "quick", classmethod(lambda cls, *a, **k: SMALL))
     out = tmp_path / "crowd.json"
     assert cmd_bench_crowd(_args("--scenarios", "circle", "--quick", "--no-peer", "--json", str(out))) == 0
     data = json.loads(out.read_text())
@@ -84,7 +84,8 @@ def test_bad_arguments_are_typed_errors(tmp_path: Path, capsys) -> None:
     assert check_scenarios(["chase", "circle"]) == ("circle", "chase")  # the benchmark's order
     for bad in (
         {"doorway_agents": 3}, {"chase_guards": 11}, {"circle_radius": float("nan")}, {"seed": -1},
-        {"bodies": "ghost"},
+        {"bodies": "ghost"}, {"layouts": -1}, {"layouts": 101}, {"layouts": 1.5}, {"jitter_m": 0.0},
+        {"jitter_m": float("nan")}, {"jitter_m": 6.0},
     ):  # fmt: skip
         with pytest.raises(BenchmarkSettingsError):
             CrowdBenchSettings(**bad)  # type: ignore[arg-type]
@@ -114,6 +115,42 @@ def test_table_and_done_when_lines() -> None:
     assert "[met] circle 4" in lines and "[met] circle jitter below pyrvo's (5.0 vs 9.0" in lines
     assert "[met] doorway" in lines and "[UNMET] corridor" in lines  # 13 s > 1.5 x 8 s
     assert "[UNMET] chase" in lines and "2 in walls" in lines
+    lay = {"jitter_m": 0.15, "runs": [{}, {}], "completed_share_mean": 0.75, "completed_share_min": 0.5,
+           "all_arrived": 1}  # fmt: skip
+    report["scenarios"]["doorway"]["layouts"] = lay
+    assert (
+        "doorway: 2 layouts (starts moved 0.15 m): arrive mean 75 %, least 50 %, all arrived in 1 of 2"
+        in (format_table(report))
+    )
+
+
+def test_layouts_rerun_a_scenario_from_jittered_starts_on_the_mesh(monkeypatch) -> None:
+    seen: list[np.ndarray] = []
+    once = crowd._run_once
+
+    def spy(plan, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(plan.starts.copy())
+        return once(plan, *args, **kwargs)
+
+    monkeypatch.setattr(crowd, "_run_once", spy)
+    settings = CrowdBenchSettings(corridor_per_side=2, layouts=2, jitter_m=0.2)
+    entry = crowd.run_sim_scenario("corridor", settings)
+    lay = entry["layouts"]
+    assert lay["jitter_m"] == 0.2 and len(lay["runs"]) == 2 and len(seen) == 4  # on, off, two layouts
+    for run in lay["runs"]:
+        assert set(run) == {"completed_share", "time_to_complete_s", "deadlocked_agents", "overlap_ticks"}
+    shares = [r["completed_share"] for r in lay["runs"]]
+    assert lay["completed_share_mean"] == pytest.approx(np.mean(shares))
+    assert lay["completed_share_min"] == min(shares) and lay["all_arrived"] == sum(s == 1.0 for s in shares)
+    nominal, first, second = seen[0], seen[2], seen[3]
+    moved = np.hypot(*(first[:, :2] - nominal[:, :2]).T)
+    assert (moved > 0).any() and moved.max() < 5 * 0.2  # jittered, by about the deviation
+    assert not np.array_equal(first, second)  # each layout its own draw
+    np.testing.assert_array_equal(first[:, 2], nominal[:, 2])
+    json.dumps(entry)
+    seen.clear()
+    again = crowd.run_sim_scenario("corridor", settings)["layouts"]
+    assert again == lay and np.array_equal(seen[2], first)  # seeded: the same layouts again
 
 
 @pytest.mark.slow
