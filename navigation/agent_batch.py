@@ -84,6 +84,7 @@ class AgentBatch:
         self.acceleration = np.array([a.acceleration for a in s], dtype=np.float64)
         self.stopping_distance = np.array([a.stopping_distance for a in s], dtype=np.float64)
         self.radius = np.array([a.radius for a in s], dtype=np.float64)
+        self._no_radius = np.zeros(n)  # `_skip_passed`'s corner radius outside a crowd
         self.corridor_tolerance = np.array([a.corridor_tolerance for a in s], dtype=np.float64)
         self.repath_tolerance = np.array([a.repath_tolerance for a in s], dtype=np.float64)
         self.snap_distance = np.array([a.snap_distance for a in s], dtype=np.float64)
@@ -231,30 +232,27 @@ class AgentBatch:
         r = self._rows(rows)
         self.move_unchecked(r, _points(targets, len(r), "targets"))
 
-    def move_unchecked(self, r: np.ndarray, t: np.ndarray) -> None:
+    def move_unchecked(self, r: np.ndarray, t: np.ndarray, *, crowd: bool = False) -> None:
         """`set_next_position` without its checks, for a caller whose arguments are already what it
         accepts: `r` (k,) int64 distinct rows, `t` (k, 3) float64 C-contiguous finite targets [m] (a NaN
         z: any height) within the coordinate limit (the simulation's crowd, every tick). Anything else:
-        call `set_next_position`, which raises where this would compute garbage."""
+        call `set_next_position`, which raises where this would compute garbage. `crowd` True: the move is
+        a crowd's push, and a row it leaves within its radius of its steering corner counts as past it
+        (`_skip_passed`)."""
         st = self._status
-        if not kernels.move_rows(
-            r,
-            t,
-            self.next_position,
-            self.poly_id,
-            self.poly,
-            self.corridors,
-            self.corridor_len,
-            self.has_path,
-            self.has_destination,
-            self.corner,
-            self.path_corners,
-            self.corridor_tolerance,
-            self._edges,
-            self._planes,
-            st,
-        ):
-            return
+        flagged_any = kernels.move_rows(
+            r, t, self.next_position, self.poly_id, self.poly, self.corridors, self.corridor_len,
+            self.has_path, self.has_destination, self.corner, self.path_corners, self.corridor_tolerance,
+            self._edges, self._planes, st,
+        )  # fmt: skip
+        if flagged_any:
+            self._after_move(r, t)
+        self._skip_passed(r, crowd)
+
+    def _after_move(self, r: np.ndarray, t: np.ndarray) -> None:
+        """The rows of `move_unchecked` that `agent_kernels.move_rows` left with a status (in `_status`):
+        walk the surface for those that leave their polygon, re-plan those now off their path."""
+        st = self._status
         flagged = st[: len(r)].nonzero()[0]
         slide = flagged[st[flagged] == kernels.SLIDE]
         if slide.size:
@@ -269,16 +267,25 @@ class AgentBatch:
                 self._replan(i)
         for j in flagged[st[flagged] != kernels.SLIDE].tolist():
             self._replan(int(r[j]))
-        self._skip_passed(r)
 
-    def _skip_passed(self, r: np.ndarray) -> None:
-        """Rows of `r` that a move carried past their steering corner, with a straight walk on the mesh to
-        the corner after it, steer for that one (Detour finds its corners from where the agent stands each
-        tick). Without this, an agent the crowd pushed through a doorway past its corner walked back to it,
-        against those pushing it through (`npc-ai bench crowd` doorway)."""
+    def _skip_passed(self, r: np.ndarray, crowd: bool = False) -> None:
+        """Rows of `r` that a move carried past their steering corner (or, a `crowd`'s move, within their
+        radius of it: the crowd's rule, not NavAgent's), with a straight walk on the mesh to the corner
+        after it, steer for that one (Detour finds its corners from where the agent stands each tick).
+        Without this, an agent the crowd pushed through a doorway past its corner walked back to it,
+        against those pushing it through, and one the crowd held a few centimetres short of its corner at
+        a doorway's mouth steered for that point for good, into the one behind it, holding the doorway's
+        one-way gate for everyone (`npc-ai bench crowd` doorway)."""
         passed = np.empty(r.size, dtype=np.int64)
         while count := kernels.passed_rows(  # a corner a turn (rounded corners: a few in a row)
-            r, self.next_position, self.has_path, self.corner, self.path_len, self.path_corners, passed
+            r,
+            self.next_position,
+            self.has_path,
+            self.corner,
+            self.path_len,
+            self.path_corners,
+            self.radius if crowd else self._no_radius,
+            passed,
         ):
             rows = passed[:count]
             nxt = self.path_corners[rows, self.corner[rows] + 1]

@@ -435,29 +435,34 @@ def passed_rows(
     corner: np.ndarray,
     path_len: np.ndarray,
     path_corners: np.ndarray,
+    near: np.ndarray,
     out: np.ndarray,
 ) -> int:
     """The agents of `rows` with a path that a move carried past their steering corner: beyond the line
-    through it square to the path's next leg (horizontally), with a corner after it. Candidates only: the
+    through it square to the path's next leg (horizontally), or within `near[i]` [m] of it (a crowd
+    pushing an agent about a corner: it must not walk back to the exact point), with a corner after it.
+    Candidates only: the
     caller steers them for the next corner where the mesh lets them walk straight to it (`AgentBatch`).
     Writes them, in order, to out[:count]; returns count."""
     count = 0
     for j in range(rows.size):
         i = rows[j]
-        if has_path[i] and past_corner(path_corners[i], corner[i], path_len[i], next_position[i]):
+        if has_path[i] and past_corner(path_corners[i], corner[i], path_len[i], next_position[i], near[i]):
             out[count] = i
             count += 1
     return count
 
 
 @njit(cache=True)
-def past_corner(pts: np.ndarray, k: int, n: int, p: np.ndarray) -> bool:
+def past_corner(pts: np.ndarray, k: int, n: int, p: np.ndarray, near: float = 0.0) -> bool:
     """Point p [m] is beyond the line through corner k of the path `pts` (its first n rows) square to the
-    leg after it (horizontally), and corner k has a corner after it: `passed_rows` for one agent."""
+    leg after it, or within `near` [m] of corner k (horizontally), and corner k has a corner after it:
+    `passed_rows` for one agent."""
     if k < 1 or k + 1 >= n:
         return False
+    dx, dy = p[0] - pts[k, 0], p[1] - pts[k, 1]
     lx, ly = pts[k + 1, 0] - pts[k, 0], pts[k + 1, 1] - pts[k, 1]
-    ahead: bool = (p[0] - pts[k, 0]) * lx + (p[1] - pts[k, 1]) * ly > 0.0
+    ahead: bool = dx * lx + dy * ly > 0.0 or math.hypot(dx, dy) < near
     return ahead
 
 
@@ -500,8 +505,8 @@ def warm_up() -> None:
               f + 1, edges, planes, one.copy())  # fmt: skip
     remaining_rows(one, f3, pts, tail, one, one, yes, f.copy())
     off_path_rows(one, f3, yes, yes, one + 1, pts, f + 1, one.copy())
-    passed_rows(one, f3, yes, one + 1, one + 2, pts, one.copy())
-    past_corner(pts[0], 1, 2, f3[0])
+    passed_rows(one, f3, yes, one + 1, one + 2, pts, f.copy(), one.copy())
+    past_corner(pts[0], 1, 2, f3[0], 0.0)
     advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
             corridors[0], 2, 0, edges, planes)  # fmt: skip
     speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)

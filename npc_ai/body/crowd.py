@@ -245,5 +245,5 @@ class Crowd:
                 self._move_targets,
             )  # fmt: skip
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
-            agents.move_unchecked(self._move_rows[:m], self._move_targets[:m])  # the crowd's own buffers
+            agents.move_unchecked(self._move_rows[:m], self._move_targets[:m], crowd=True)  # own buffers
         self.seconds += time.perf_counter() - start

@@ -412,3 +412,34 @@ def test_a_row_pushed_past_its_corners_steers_for_the_next_one(room: NavMeshQuer
             assert int(batch.corner[i]) == a._corner
     assert batch.steering_target[0, 0] >= 9.0 - 1e-9  # row 0 is over the wall's end: on to the far side
     assert batch.corner[1] == 1  # row 1 is short of its first corner
+
+
+@pytest.mark.parametrize(
+    ("push", "corner"),
+    [
+        ((7.5, 7.7), 2),  # 0.32 m from the wall's corner, short of the line past it, the next corner in sight
+        ((7.38, 7.19), 1),  # 0.3 m short of it on the way in: the next corner is behind the wall's end
+        ((7.0, 7.7), 1),  # in sight of the next corner but 0.67 m from this one: farther than the radius
+    ],
+)
+def test_a_crowd_push_within_the_radius_of_the_corner_steers_for_the_next_in_sight(
+    room: NavMeshQuery, push: tuple[float, float], corner: int
+) -> None:
+    """A crowd holding an agent a few centimetres short of its corner must not leave it steering for that
+    point for good (into the agent behind it): a crowd's move (`move_unchecked(crowd=True)`) that leaves
+    it within its radius of the corner, with a straight walk to the next, steers it for the next. Any
+    other move keeps NavAgent's rule (past the corner's line only), and the two agree."""
+    batches = [AgentBatch(room, np.array([[2.0, 2.0, 0.0]])) for _ in range(2)]
+    agent = NavAgent(room, (2.0, 2.0, 0.0), AgentSettings())
+    agent.update_position = False
+    agent.set_destination((15.0, 2.0, 0.0))
+    for b in batches:
+        b.set_destination(0, (15.0, 2.0, 0.0))
+    np.testing.assert_allclose(batches[0].path(0).points[1, :2], (7.6, 7.4), atol=1e-6)  # the wall's end
+    target = np.array([[push[0], push[1], 0.0]])
+    batches[0].move_unchecked(np.array([0]), target, crowd=True)
+    batches[1].set_next_position([0], target)
+    agent.next_position = target[0]
+    assert int(batches[0].corner[0]) == corner
+    assert int(batches[1].corner[0]) == agent._corner == 1
+    np.testing.assert_allclose(batches[1].steering_target[0], agent.steering_target, atol=TOL)
