@@ -148,20 +148,23 @@ def make_way(
     blocked_s: np.ndarray,
     aside: np.ndarray,
 ) -> int:
-    """Parked rows step out of the way of the movers they block; returns how many do.
+    """Parked rows, and rows a gate holds, step out of the way of the movers they block; returns how many
+    do.
 
     A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose
     answers `vel` have been slower than `BLOCKED` of its preferred speed for `MAKE_WAY_AFTER` seconds in
-    a row (`blocked_s` (n,) [s] counts, tick by tick of `dt` [s]). A parked row j ahead of such a mover i
-    (in front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and nearer i than i's
+    a row (`blocked_s` (n,) [s] counts, tick by tick of `dt` [s]). A parked or held row j ahead of such a
+    mover i (in front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and nearer i than i's
     `destination` (n, 3) [m] by more than `PARK_RADIUS`: a crowd standing at the point it walks to is
     not in its way, and the behaviour's crowded-goal rule deals with that) prefers, this tick, to walk
     square to i's way at its own top speed, on the side of it where it stands (to i's left when dead
     ahead: i keeps right), and is marked in `aside` (n,) so it moves by its answer. Two parked agents a
     row apart leave less than a body's width between them, and ORCA stops a mover there for good (its
     answer is to stand, theirs to stay); now they part, and their paths bring them back once it has
-    passed. The nearest blocked mover decides; the loop is (parked rows) x (blocked movers), after one
-    pass to find the latter."""
+    passed. Rows a gate holds wait where those that came through it walk on (the mouth of a doorway, on
+    the way back to where the waiting ones came from), and stood there in the same deadlock: they step
+    aside the same way (`npc-ai bench crowd` doorway: 28 -> 39 of 40 arrive). The nearest blocked mover
+    decides; the loop is (parked and held rows) x (blocked movers), after one pass to find the latter."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
@@ -177,7 +180,7 @@ def make_way(
             b += 1
     count = 0
     for j in range(n if b else 0):
-        if not parked[j]:
+        if not (parked[j] or held[j]):
             continue
         best, bx, by = math.inf, 0.0, 0.0
         for k in range(b):

@@ -185,6 +185,19 @@ def test_make_way_sends_parked_rows_square_off_a_mover_blocked_for_a_second() ->
     assert _make_way(a, 0.0) == 0 and a["blocked_s"][0] == 0.0
 
 
+def test_make_way_sends_rows_a_gate_holds_aside_too_but_not_movers() -> None:
+    a = _rows(3)
+    a["pref"][0] = (1.0, 0.0)  # blocked mover
+    a["positions"][:, :2] = [(0, 0), (0.9, 0.5), (0.9, -0.5)]
+    a["held"][1] = True  # waiting for a doorway's turn, ahead on the left
+    a["pref"][2] = (0.5, 0.0)  # ahead on the right, but a mover itself (slower): not asked
+    a["vel"][2] = (0.5, 0.0)
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == 1
+    np.testing.assert_array_equal(a["aside"], [False, True, False])
+    np.testing.assert_allclose(a["pref"][1], (0, 1.2))
+    np.testing.assert_array_equal(a["pref"][2], (0.5, 0.0))
+
+
 @pytest.mark.parametrize(
     "change",
     [
