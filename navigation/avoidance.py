@@ -6,11 +6,13 @@ no two agents collide within `AvoidanceSettings.time_horizon` and no agent reach
 
 Agents: ORCA (optimal reciprocal collision avoidance; van den Berg, Guy, Lin and Manocha, "Reciprocal
 n-body collision avoidance", 2011), built as RVO2 builds it: one half-plane of permitted velocities per
-neighbour (the nearest `max_neighbours` within `neighbour_distance`, found with a hashed uniform grid and
-a counting sort), solved by RVO2's linearProgram1/2/3 (`navigation.avoidance_kernels`). Priorities set
-the reciprocity: agent i takes the share p_j / (p_i + p_j) of avoiding j, so the shares of a pair still
-add up to one (the pair stays collision-free) while a guard with a high priority pushes through and a
-wanderer yields. Equal priorities give ORCA's halves.
+neighbour (the nearest `max_neighbours` within `neighbour_distance`, found in a dense grid of cells a
+sixth of that distance wide, ring by ring around the agent's cell until the next ring lies beyond the
+range, which shrinks to the farthest neighbour kept once there are `max_neighbours`), solved by RVO2's
+linearProgram1/2/3 (`navigation.avoidance_kernels`). Priorities set the reciprocity: agent i takes the
+share p_j / (p_i + p_j) of avoiding j, so the shares of a pair still add up to one (the pair stays
+collision-free) while a guard with a high priority pushes through and a wanderer yields. Equal
+priorities give ORCA's halves.
 
 Walls: a closest-point half-plane per segment, not RVO2's obstacle velocity obstacles. For a segment
 whose point nearest the agent is c at distance d, with n the unit vector from c to the agent, the agent
@@ -31,7 +33,8 @@ mirror image; a_i + a_j = g / dt, so whatever both choose within their half-plan
 overlap after the tick, and v = 0 always meets them. Walls and contacts are hard in the fallback: when
 the half-planes cannot all be met, the agents' ORCA half-planes are relaxed (the velocity violating them
 least, RVO2's linearProgram3) and the walls' and contacts' kept. The guarantee holds for agents that each
-find the other (the grid's cells are at least one tick's reach wide; at most 32 contacts an agent).
+find the other (the search goes at least one tick's reach of the fastest, largest pair; at most 32
+contacts an agent).
 
 Anti-jitter and anti-deadlock, without touching the guarantees (every change is to the objective or to the
 choice between two valid half-planes, never to the constraints):
@@ -89,8 +92,8 @@ class AvoidanceSettings:
     """How agents avoid each other and the walls.
 
     Attributes:
-        neighbour_distance: Agents farther apart than this ignore each other [m, 0 < x <= 100]; also the
-            neighbour grid's cell size.
+        neighbour_distance: Agents farther apart than this ignore each other [m, 0 < x <= 100]; the
+            neighbour grid's cells are a sixth of it wide (at least 0.5 m).
         max_neighbours: Most (nearest) agents each agent avoids [1..32].
         time_horizon: Agents choose velocities that keep them apart for this long [s, 0 < x <= 60];
             longer is safer and shyer. Never taken below the tick dt.
@@ -410,11 +413,11 @@ def solve(
     z = np.ascontiguousarray(pos[:, 2]) if use_z else np.zeros(n)
     xy = np.ascontiguousarray(pos[:, :2])
     s = settings
-    # grid cells at least one tick's reach of the fastest, largest pair wide: contacts are never missed
+    # one tick's reach of the fastest, largest pair: the neighbour search goes at least this far (contacts)
     reach = 2.0 * (float(rad.max()) + float(vmax.max()) * dt) if n else 0.0
     params = np.array(
         [s.neighbour_distance, s.time_horizon, s.time_horizon_walls, s.height_range, s.side_preference,
-         s.smoothing, float(dt), max(s.neighbour_distance, reach), math.radians(s.pass_right_deg),
+         s.smoothing, float(dt), reach, math.radians(s.pass_right_deg),
          math.radians(s.narrow_pass_right_deg), math.radians(s.lane_deg)]
     )  # fmt: skip
     wall_params = np.array(

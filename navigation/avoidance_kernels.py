@@ -26,8 +26,8 @@ forget_stale_kernels(__file__, ("navigation.avoidance_rules",))  # compiled into
 EPS = 1e-9  # two boundary directions are parallel below this |det| (unit vectors)
 MAX_WALL_LINES = 32  # wall half-planes kept per agent (the nearest uncovered segments)
 MAX_CONTACTS = 32  # contact half-planes kept per agent (agents within one tick's reach)
-_HASH_X = 73856093
-_HASH_Y = 19349663
+CELLS_PER_RANGE = 6  # the agent grid's cells are the neighbour distance over this wide (`agent_grid`)
+MIN_CELL = 0.5  # [m] and at least this
 
 
 @njit(cache=True)
@@ -127,37 +127,42 @@ def lp3(
 
 
 @njit(cache=True)
-def _cell_key(cx: int, cy: int, mask: int) -> int:
-    return ((cx * _HASH_X) ^ (cy * _HASH_Y)) & mask
-
-
-@njit(cache=True)
-def agent_grid(pos: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Hash every agent's grid cell (side `cell` [m]) into a table of 2N..4N buckets and sort the agents by
-    bucket (a counting sort): (cx, cy, start (T + 1,), order (N,)); bucket b holds
-    order[start[b]:start[b + 1]]."""
+def agent_grid(
+    pos: np.ndarray, cell: float
+) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A dense grid over the agents' bounding box, cells of side `cell` [m] (widened so that there are at
+    most 4N + 16 of them), the agents sorted by cell (a counting sort): (origin x, origin y, side, nx,
+    ny, ix (N,), iy (N,), start (nx * ny + 1,), order (N,)); cell (a, b) holds
+    order[start[a + nx * b]:start[a + nx * b + 1]]."""
     n = pos.shape[0]
-    size = 1
-    while size < 2 * n:
-        size *= 2
-    mask = size - 1
-    cx = np.empty(n, np.int64)
-    cy = np.empty(n, np.int64)
-    start = np.zeros(size + 1, np.int64)
-    key = np.empty(n, np.int64)
+    x0, y0, x1, y1 = math.inf, math.inf, -math.inf, -math.inf
     for i in range(n):
-        cx[i] = math.floor(pos[i, 0] / cell)
-        cy[i] = math.floor(pos[i, 1] / cell)
-        key[i] = _cell_key(cx[i], cy[i], mask)
-        start[key[i] + 1] += 1
-    for b in range(size):
+        x0, x1 = min(x0, pos[i, 0]), max(x1, pos[i, 0])
+        y0, y1 = min(y0, pos[i, 1]), max(y1, pos[i, 1])
+    if n == 0:
+        x0, y0, x1, y1 = 0.0, 0.0, 0.0, 0.0
+    side = cell
+    cap = 4 * n + 16
+    while (math.floor((x1 - x0) / side) + 1) * (math.floor((y1 - y0) / side) + 1) > cap:
+        side *= 1.5
+    nx = math.floor((x1 - x0) / side) + 1
+    ny = math.floor((y1 - y0) / side) + 1
+    ix = np.empty(n, np.int64)
+    iy = np.empty(n, np.int64)
+    start = np.zeros(nx * ny + 1, np.int64)
+    for i in range(n):
+        ix[i] = min(math.floor((pos[i, 0] - x0) / side), nx - 1)
+        iy[i] = min(math.floor((pos[i, 1] - y0) / side), ny - 1)
+        start[ix[i] + nx * iy[i] + 1] += 1
+    for b in range(nx * ny):
         start[b + 1] += start[b]
     fill = start[:-1].copy()
     order = np.empty(n, np.int64)
     for i in range(n):
-        order[fill[key[i]]] = i
-        fill[key[i]] += 1
-    return cx, cy, start, order
+        c = ix[i] + nx * iy[i]
+        order[fill[c]] = i
+        fill[c] += 1
+    return x0, y0, side, nx, ny, ix, iy, start, order
 
 
 @njit(cache=True)
@@ -396,9 +401,11 @@ def avoid_rows(
     proj = np.empty((size, 4))
     nb_d = np.empty(max_neighbours)
     nb_j = np.empty(max_neighbours, np.int64)
-    cx, cy, start, order = agent_grid(pos, params[7])
-    mask = start.shape[0] - 2
-    keys = np.empty(9, np.int64)
+    # the nearest neighbours are searched ring by ring of cells around the agent's, until the next ring
+    # lies beyond both the search range (which shrinks to the farthest of max_neighbours found) and
+    # one tick's reach of the fastest, largest pair (params[7]: the contact half-planes)
+    gx0, gy0, g, nx, ny, cx, cy, start, order = agent_grid(pos, max(nd / CELLS_PER_RANGE, MIN_CELL))
+    contact = params[7]
     nd_sq = nd * nd
     for i in range(n):
         px, py, pz = pos[i, 0], pos[i, 1], z[i]
@@ -417,32 +424,39 @@ def avoid_rows(
         if not constrain:
             count = 0
         # the nearest max_neighbours agents within nd (RVO2's insertAgentNeighbor) and every agent within
-        # one tick's reach (the contact half-planes), over the 3 x 3 cells around the agent's
+        # one tick's reach (the contact half-planes), ring by ring of cells around the agent's
         found = 0
         range_sq = nd_sq
-        nkeys = 0
-        for gy in range(cy[i] - 1, cy[i] + 2):
-            for gx in range(cx[i] - 1, cx[i] + 2):
-                key = _cell_key(gx, gy, mask)
-                seen = False
-                for q in range(nkeys):
-                    seen = seen or keys[q] == key
-                if seen:
-                    continue
-                keys[nkeys] = key
-                nkeys += 1
-                for t in range(start[key], start[key + 1]):
-                    j = order[t]
-                    if j == i or (use_z and abs(z[j] - pz) > height_range):
+        ci, cj = cx[i], cy[i]
+        lx, ly = px - gx0, py - gy0  # in the grid's frame
+        ring = 0
+        while True:
+            if ring > 0:  # the nearest point of this ring: beyond the square of the rings inside it
+                near = min(lx - (ci - ring + 1) * g, (ci + ring) * g - lx)
+                near = min(near, ly - (cj - ring + 1) * g, (cj + ring) * g - ly)
+                if (near * near >= range_sq and near >= contact) or (
+                    ci - ring < 0 and ci + ring >= nx and cj - ring < 0 and cj + ring >= ny
+                ):
+                    break
+            for b in range(max(cj - ring, 0), min(cj + ring, ny - 1) + 1):
+                step = 1 if b == cj - ring or b == cj + ring else 2 * ring  # inner rows: the two ends
+                for a in range(ci - ring, ci + ring + 1, step):
+                    if a < 0 or a >= nx:
                         continue
-                    dx, dy = pos[j, 0] - px, pos[j, 1] - py
-                    dsq = dx * dx + dy * dy
-                    if dsq < range_sq:
-                        found = _insert_sorted(nb_d, nb_j, found, max_neighbours, dsq, j)
-                        if found == max_neighbours:
-                            range_sq = nb_d[found - 1]
-                    if count < lines.shape[0] - max_neighbours:
-                        count = _contact_line(i, j, dx, dy, dsq, radii, vel, vmax, prio, dt, lines, count)
+                    c = a + nx * b
+                    for t in range(start[c], start[c + 1]):
+                        j = order[t]
+                        if j == i or (use_z and abs(z[j] - pz) > height_range):
+                            continue
+                        dx, dy = pos[j, 0] - px, pos[j, 1] - py
+                        dsq = dx * dx + dy * dy
+                        if dsq < range_sq:
+                            found = _insert_sorted(nb_d, nb_j, found, max_neighbours, dsq, j)
+                            if found == max_neighbours:
+                                range_sq = nb_d[found - 1]
+                        if count < lines.shape[0] - max_neighbours:
+                            count = _contact_line(i, j, dx, dy, dsq, radii, vel, vmax, prio, dt, lines, count)
+            ring += 1
         hard = count
         narrow = out_walls[i] > 0  # a wall within the wall horizon: a corridor, a doorway
         turn = turn_narrow if narrow and constrain else turn_right

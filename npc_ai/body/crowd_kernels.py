@@ -74,9 +74,9 @@ def gather_rows(
     path_corners: np.ndarray,
     parked: np.ndarray,
 ) -> float:
-    """The avoidance's input rows (`steer_rows` documents the arguments); returns the side of the
-    neighbour grid's cells [m]: at least one tick's reach of the fastest, largest pair, so contacts are
-    never missed (the larger of it and `neighbour_distance` is `avoid_rows`' params[7])."""
+    """The avoidance's input rows (`steer_rows` documents the arguments); returns the
+    contact reach [m]: one tick's reach of the fastest, largest pair (`avoid_rows`' params[7]: its
+    neighbour search goes at least this far, so contacts are never missed)."""
     n = feet.shape[0]
     k = others_feet.shape[0]
     if n + k == 0:
@@ -351,7 +351,7 @@ def steer_rows(
     destination (n, 3) [m]; path_rows (m,) the rows that followed a path; free (n,) bool, free_speed (n,)
     [m/s], free_heading (n,) [rad, NaN: yaw], yaw (n,) [rad]; priority (n,); others_feet (k, 3),
     others_vel (k, 2), others_radius (k,); alpha: the facing filter's gain this tick (0..1; < 0: no filter);
-    params, max_neighbours and the wall arrays: `avoid_rows`' (params[7], the grid cell, is raised here to
+    params, max_neighbours and the wall arrays: `avoid_rows`' (params[7], the contact reach, is set here to
     one tick's reach of the fastest, largest pair).
     Buffers written: positions (N, 3), vel, pref (N, 2), radii, top, prio, z (N,), out (N, 2),
     out_neighbours, out_walls (N,), out_fallback (N,); moving, on_path, changed (n,) bool; last (n, 2) the
@@ -373,7 +373,7 @@ def steer_rows(
     )  # fmt: skip
     if n + others_feet.shape[0] == 0:
         return 0
-    params[7] = max(params[0], cell)
+    params[7] = cell
     gate_rows(
         dt, positions, pref, radii, top, moving, on_path, corridors, corridor_len, poly, gate_centre,
         gate_axis, gate_half, gate_pairs, gate_owner, gate_green, REACH, HOLD, MAX_GREEN, YIELD_PRIORITY,

@@ -247,6 +247,27 @@ def test_bounded_neighbours_and_far_apart_agents() -> None:
     assert out.neighbours[1] == 0
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 120),
+    spread=st.floats(0.5, 60.0),
+    distance=st.floats(0.5, 12.0),
+    most=st.integers(1, 32),
+    seed=st.integers(0, 2**16),
+)
+def test_the_neighbour_search_finds_what_a_brute_force_count_finds(n, spread, distance, most, seed) -> None:
+    """The grid's ring-by-ring search against all pairs: each agent has min(max_neighbours, agents
+    closer than the neighbour distance) neighbours, whatever the crowd's spread and the grid's cells."""
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-spread, spread, (n, 2))
+    pos[rng.random(n) < 0.2] *= 0.01  # some clumps
+    s = AvoidanceSettings(neighbour_distance=distance, max_neighbours=most)
+    out = avoid(pos, np.zeros((n, 2)), np.zeros((n, 2)), np.full(n, 0.2), np.ones(n), dt=DT, settings=s)
+    d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    np.testing.assert_array_equal(out.neighbours, np.minimum((d < distance).sum(axis=1), most))
+
+
 @pytest.mark.parametrize(
     "a, b, message",
     [
