@@ -51,14 +51,22 @@ def erode(free: shapely.Geometry, agent_radius: float, quad_segs: int = 4) -> Mu
 
 
 def bake_geometry(
-    free: shapely.Geometry, max_verts_per_poly: int = 6, meta: dict[str, Any] | None = None
+    free: shapely.Geometry,
+    max_verts_per_poly: int = 6,
+    meta: dict[str, Any] | None = None,
+    *,
+    height: float = 0.0,
 ) -> NavMesh:
-    """A flat (z = 0) navmesh covering a polygonal free-space geometry exactly."""
+    """A flat navmesh at z = `height` [m] covering a polygonal free-space geometry exactly."""
+    if not math.isfinite(height):
+        raise NavSettingsError(f"height must be a finite number [m], got {height!r}")
     mp = as_multipolygon(free)
     if mp.is_empty or mp.area <= 0:
         raise NavMeshError("no walkable area left to bake (everything blocked, or eroded away by the radius)")
     verts, polys = decompose(mp, max_verts_per_poly)
-    return build_navmesh(verts, polys, planes=np.zeros((len(polys), 3)), meta=meta)
+    planes = np.tile([0.0, 0.0, float(height)], (len(polys), 1))
+    xyz = np.column_stack([verts, np.full(len(verts), float(height))])
+    return build_navmesh(xyz, polys, planes=planes, meta=meta)
 
 
 def bake_grid(
@@ -77,8 +85,11 @@ def bake_polygons(
     *,
     agent_radius: float = 0.0,
     max_verts_per_poly: int = 6,
+    height: float = 0.0,
 ) -> NavMesh:
-    """Bake the inside of a boundary polygon minus obstacle polygons (all 2-D, metres)."""
+    """Bake the inside of a boundary polygon minus obstacle polygons (all 2-D, metres), eroded by
+    `agent_radius` [m] (round joins: the mesh edge lies the radius from every obstacle and the boundary,
+    up to a chord's sag of 2 % of it at corners), flat at z = `height` [m]."""
     _check(agent_radius, 1.0, max_verts_per_poly)
 
     def as_poly(p: Polygon | Sequence[Sequence[float]], what: str) -> Polygon:
@@ -91,4 +102,4 @@ def bake_polygons(
     holes = [as_poly(o, f"obstacle {i}") for i, o in enumerate(obstacles)]
     free = outer.difference(shapely.union_all(holes)) if holes else outer
     meta = {"source": "polygons", "agent_radius": agent_radius}
-    return bake_geometry(erode(free, agent_radius), max_verts_per_poly, meta)
+    return bake_geometry(erode(free, agent_radius), max_verts_per_poly, meta, height=height)

@@ -382,7 +382,11 @@ def _player(r: _Reader, t: Mapping[str, Any], key: str) -> PlayerSpawn:
 
 def _navmesh(r: _Reader, t: Mapping[str, Any], key: str) -> NavmeshSpec:
     names = {"agent_radius", "agent_height", "max_climb", "max_slope_deg", "cell_size", "cell_height"}
-    _check_keys(r, t, key, names, set())
+    _check_keys(r, t, key, names | {"method"}, set())
+    method = _opt(t, "method", lambda v, k: r.string(v, k), key, None)
+    if method is not None and method not in NAVMESH_METHODS:
+        known = ", ".join(map(repr, NAVMESH_METHODS))
+        raise r.fail(f"{key}.method", f"must be one of {known}, got {method!r}")
     # a key the table does not set stays None: navigation.BakeSettings' default applies
     slope = _opt(t, "max_slope_deg", lambda v, k: r.number(v, k, low=0.0), key, None)
     if slope is not None and slope >= 90.0:
@@ -394,6 +398,7 @@ def _navmesh(r: _Reader, t: Mapping[str, Any], key: str) -> NavmeshSpec:
         max_slope_deg=slope,
         cell_size=_opt(t, "cell_size", lambda v, k: r.number(v, k, positive=True), key, None),
         cell_height=_opt(t, "cell_height", lambda v, k: r.number(v, k, positive=True), key, None),
+        method=method,
     )
 
 
@@ -430,6 +435,7 @@ _TOP_KEYS = {
     "links",
 }
 MAX_AREA_TYPES = 63  # the navmesh's area ids 1..63
+NAVMESH_METHODS = ("rays", "footprints")  # [navmesh] method: how npc_ai.levels bakes the scene's mesh
 
 
 def _archetypes(r: _Reader, doc: Mapping[str, Any]) -> tuple[ArchetypeTable, ...]:

@@ -241,6 +241,9 @@ class NavmeshSpec:
     Attributes:
         agent_radius: [m, >= 0]. agent_height: [m, > 0]. max_climb: [m, >= 0].
         max_slope_deg: [deg, 0..90). cell_size: [m, > 0]. cell_height: [m, > 0].
+        method: how the mesh is baked: "rays" (None: the default; the ray-sampled heightfield, any level)
+            or "footprints" (exact: the floor minus the boxes' footprints, eroded by the agent radius; a
+            flat floor with boxes only). Not a BakeSettings field: `npc_ai.levels` reads it.
     """
 
     agent_radius: float | None = None
@@ -249,6 +252,7 @@ class NavmeshSpec:
     max_slope_deg: float | None = None
     cell_size: float | None = None
     cell_height: float | None = None
+    method: str | None = None
 
 
 @dataclass(frozen=True)

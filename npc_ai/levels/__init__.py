@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "bake_settings": "npc_ai.levels.navmesh",
     "blocked_rectangles": "npc_ai.levels.grid_maps",
     "default_cache_dir": "npc_ai.levels.navmesh",
+    "footprint_navmesh": "npc_ai.levels.footprints",
     "load_level": "npc_ai.levels.loading",
     "scene_from_grid": "npc_ai.levels.grid_maps",
     "scene_from_map_file": "npc_ai.levels.grid_maps",
@@ -49,6 +50,7 @@ __all__ = [
     "blocked_rectangles",
     "default_cache_dir",
     "find_ledges",
+    "footprint_navmesh",
     "guard_ledges",
     "load_level",
     "scene_from_grid",
@@ -63,6 +65,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # static type checkers see the real names
+    from npc_ai.levels.footprints import footprint_navmesh
     from npc_ai.levels.grid_maps import blocked_rectangles, scene_from_grid, scene_from_map_file
     from npc_ai.levels.ledges import Ledges, find_ledges, guard_ledges
     from npc_ai.levels.loading import load_level

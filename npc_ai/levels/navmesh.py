@@ -27,6 +27,7 @@ from navigation.query import NavMeshQuery
 from navigation.ray_bake import BakeProgress, bake_from_rays
 from navigation.settings import BakeSettings
 from navigation.sizes import AgentSize, bake_sizes
+from npc_ai.levels.footprints import footprint_navmesh
 from scenes import RayHits, Scene, World, groups
 from scenes.model import NavmeshSpec
 
@@ -41,8 +42,8 @@ def bake_settings(spec: NavmeshSpec) -> BakeSettings:
     Raises:
         NavSettingsError: a value BakeSettings rejects.
     """
-    given = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
-    return BakeSettings(**given)  # the scene table names BakeSettings fields
+    given = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None and k != "method"}
+    return BakeSettings(**given)  # the scene table names BakeSettings fields (and the method)
 
 
 def default_cache_dir() -> Path:
@@ -78,12 +79,14 @@ def bake_code_fingerprint() -> str:
         bake_kernels,
         carve,
         decompose,
+        grid_bake,
         heightfield,
         navmesh,
         outline_simplify,
         ray_bake,
         settings,
     )
+    from npc_ai.levels import footprints
     from scenes import build, raycast, world
 
     h = hashlib.sha256()
@@ -97,6 +100,8 @@ def bake_code_fingerprint() -> str:
         settings,
         areas,
         carve,
+        grid_bake,
+        footprints,
     )
     for module in (*modules, build, raycast, world):
         h.update(Path(str(module.__file__)).read_bytes())
@@ -246,6 +251,8 @@ def scene_navmesh(
         if settings is None:  # the scene's own size: the mesh `scene_navmeshes` gives as "default"
             base = agent_sizes(world.scene)[0]
             return scene_navmeshes_from(world, (base,), s, progress)[base.name]
+        if world.scene.navmesh.method == "footprints":
+            return scene_areas(footprint_navmesh(world.scene, s), world.scene)
         return scene_areas(bake_from_rays(StaticLevel(world), s, progress=progress), world.scene)
 
     if not (use_cache and content):
@@ -307,7 +314,13 @@ def scene_navmeshes(
 def scene_navmeshes_from(
     world: World, sizes: tuple[AgentSize, ...], base: BakeSettings, progress: BakeProgress | None
 ) -> dict[str, NavMesh]:
-    """Bake `sizes` of `world`'s level (no cache) with the scene's areas marked."""
+    """Bake `sizes` of `world`'s level (no cache) with the scene's areas marked: from rays, or from the
+    scene's footprints when its `[navmesh]` method says so (`npc_ai.levels.footprints`)."""
+    if world.scene.navmesh.method == "footprints":
+        return {
+            size.name: scene_areas(footprint_navmesh(world.scene, size.settings(base)), world.scene)
+            for size in sizes
+        }
     meshes = bake_sizes(StaticLevel(world), sizes, base, progress=progress)
     return {name: scene_areas(mesh, world.scene) for name, mesh in meshes.items()}
 
