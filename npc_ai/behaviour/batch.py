@@ -188,6 +188,7 @@ class BehaviourBatch:
         self.n, self.locomotion, self.env = n, locomotion, env
         self.dt = float(env.dt)  # the env's tick is fixed: read it once
         self.names, self.rngs = list(names), list(rngs)
+        self._name_set = frozenset(self.names)  # a noise whose source is one of them is an ally's
         self.settings: list[BehaviourSettings] = list(settings)
         self.routes = [tuple(np.asarray(p, dtype=np.float64) for p in r) for r in routes]
         longest = max((len(r) for r in self.routes), default=0)
@@ -445,8 +446,16 @@ class BehaviourBatch:
             self.record(i, "lost", last_known=xyz(last))
 
     def hear(self, i: int, noise: Noise, *, occluded: bool = False) -> None:
-        """Row i heard `noise`, through a wall when `occluded` (ignored while it sees the player)."""
+        """Row i heard `noise`, through a wall when `occluded` (ignored while it sees the player).
+
+        A noise an ally made (its source is an NPC's name: a shot, its impact) sends a calm row (Wander,
+        Patrol) to investigate, as any noise does; a row already after the player ignores it: the shot
+        marks where the ally stands, not the player, and the ally's alert carries the player's position.
+        Taking it as the player's last known position sent pursuers to their own shooters, into the crowd
+        around them, over and over (`npc-ai bench soak` with avoidance)."""
         if self.sees[i]:
+            return
+        if noise.source in self._name_set and self.state[i] not in (WANDER, PATROL):
             return
         self.record(
             i,

@@ -105,3 +105,35 @@ def test_footsteps_are_louder_when_running() -> None:
     assert s.footstep_loudness_at(4.0) == pytest.approx(0.6)
     assert s.footstep_loudness_at(2.0) == pytest.approx(0.3)
     assert s.footstep_loudness_at(1.0) == 0.0 and s.footstep_loudness_at(0.5) == 0.0
+
+
+def test_a_row_after_the_player_ignores_its_allies_noises_but_not_the_players(range_world) -> None:
+    """An ally's shot marks where the ally stands: a calm row goes to see (above), but one already after the
+    player keeps the player's last known position instead of running to the shooter."""
+    from npc_ai.behaviour import states
+    from npc_ai.behaviour.batch import SOURCES
+    from npc_ai.behaviour.table import CHASE, STATE_NAMES
+
+    mesh = range_world[1]
+    scene = range_scene(alert_radius=0.0).with_npcs(
+        NpcSpawn(position=(-7.0, 0.0, 0.0), yaw_deg=180.0, name="ally", archetype="guard")
+    )
+    with simulation(scene, mesh, player=None) as sim:
+        b = sim.behaviour
+        guard, ally = b.names.index("guard"), b.names.index("ally")
+        seen = np.array([-9.0, 2.0, 0.0])
+        b.remember(ally, seen, 0.0, SOURCES.index("sight"))
+        states.enter(b, ally, CHASE)
+        shot = Noise(np.array([0.0, 0.0, 0.0]), 3.0, "guard", 0.1)  # the guard's shot, 7 m away
+        b.hear(ally, shot)
+        assert not b.hearing[ally] and b.heard[ally] is None
+        np.testing.assert_array_equal(b.memory_position[ally], seen)  # still where the player was seen
+        b.hear(guard, Noise(np.array([-7.0, 0.0, 0.0]), 3.0, "ally", 0.1))  # calm (home state): it listens
+        assert b.hearing[guard] and STATE_NAMES[int(b.state[guard])] in ("wander", "patrol")
+        step = Noise(np.array([-6.0, 1.0, 0.0]), 1.0, "player", 0.2)  # the player's own noise still counts
+        b.hear(ally, step)
+        assert b.hearing[ally]
+        np.testing.assert_array_equal(b.memory_position[ally], step.position)
+        sim.step()  # the event log is read after a tick
+        heard = [e for e in sim.events if e.event == "heard"]
+        assert [(e.data["npc"], e.data["source"]) for e in heard] == [("guard", "ally"), ("ally", "player")]
