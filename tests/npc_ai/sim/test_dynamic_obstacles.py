@@ -17,7 +17,7 @@ from npc_ai.sim.simulation import Simulation, SimulationError, SimulationSetting
 from scenes import NpcSpawn
 
 START, GOAL = (-14.0, -5.5, 0.0), (-4.0, -5.5, 0.0)  # along the aisle between two west shelf rows
-CRATE_HALF = (0.6, 0.6, 0.5)  # with the agent radius it closes the aisle (2.8 m between the shelves)
+CRATE_HALF = (0.7, 0.7, 0.5)  # with the agent radius it closes the aisle (2.8 m between the shelves)
 
 
 def test_a_guard_replans_around_a_crate_pushed_into_its_aisle() -> None:
@@ -62,7 +62,7 @@ def test_a_guard_replans_around_a_crate_pushed_into_its_aisle() -> None:
                 assert path.length > first.length + 4.0  # around a shelf row
                 break
         assert replanned_at is not None and replanned_at >= 14  # carved once still for 0.25 s
-        box = Point(-9.0, -5.5).buffer(0.6, cap_style="square")
+        box = Point(-9.0, -5.5).buffer(CRATE_HALF[0], cap_style="square")
         for _ in range(60 * 30):
             sim.step()
             assert box.distance(Point(walker.next_position[0, :2])) > 0.3
