@@ -8,11 +8,11 @@ chord's sag at corners (2 % of the radius: 8 mm at 0.4 m, inside the exact offse
 keeps the radius plus up to a cell and a half (0.5-0.7 m from the warehouse's walls at 0.2 m cells): a
 2 m doorway is 1.2 m of mesh, not 0.8 m, and a body touching a wall stands on the mesh's edge.
 
-Opt-in for now; no built-in scene uses it. Measured on warehouse with it (the note of this change):
-`bench soak` with avoidance keeps every NPC within 1 cm of the mesh (rays: 0.33 m), `bench crowd`'s
-doorway gets all 40 through on the issue's layout and 97 % over 10 shifted ones (rays: 39 of 40, 88 %),
-but the soak's stuck share rose on two seeds of four (2.96 and 1.17 %, rays 0.41 %): with no margin
-between the mesh edge and the walls, chasers pressed along a wall have nowhere to sidestep.
+The built-in warehouse is baked this way. Measured there against its ray mesh (the note of this change):
+`bench soak` with avoidance keeps every NPC within 1 cm of the mesh (rays: 0.33 m), and `bench crowd`'s
+doorway gets all 40 through on the issue's layout (rays: 39). It took a behaviour fix to hold the soak's
+stuck share under 1 %: with no margin between the mesh edge and the walls, pursuers sent to their own
+shooters (allies' shots taken as the player's position) jammed against walls for good.
 
 Only what the 2-D form holds exactly is accepted: one flat floor, boxes, nothing else. A box is an
 obstacle when it reaches from below `floor.z + agent_height` to above `floor.z + max_climb`; one wholly

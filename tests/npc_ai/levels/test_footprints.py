@@ -148,3 +148,16 @@ def test_the_method_is_not_a_bake_setting_and_rays_is_the_default() -> None:
     assert bake_settings(exact.navmesh) == bake_settings(rays.navmesh)  # method is read by npc_ai.levels
     with World(rays) as world:
         assert scene_navmesh(world, use_cache=False).mesh.meta["source"] == "rays"
+
+
+def test_the_warehouse_doorways_on_its_exact_mesh_are_one_way_gates_at_the_default_width() -> None:
+    """The exact doorways are a hair narrower than 1.2 m (the jambs' round joins), so the crowd's default
+    gate width still takes them, and only them."""
+    from navigation import AvoidanceSettings
+    from navigation.crowd_gates import find_gates
+
+    with World(load_scene("warehouse")) as world:
+        mesh = scene_navmesh(world, use_cache=False).mesh
+    assert mesh.meta["source"] == "footprints"
+    gates = find_gates(mesh, AvoidanceSettings().gate_width)
+    np.testing.assert_allclose(gates.centre, [(-12.0, 8.25), (10.0, 8.25)], atol=0.05)
