@@ -453,9 +453,7 @@ class BehaviourBatch:
         marks where the ally stands, not the player, and the ally's alert carries the player's position.
         Taking it as the player's last known position sent pursuers to their own shooters, into the crowd
         around them, over and over (`npc-ai bench soak` with avoidance)."""
-        if self.sees[i]:
-            return
-        if noise.source in self._name_set and self.state[i] not in (WANDER, PATROL):
+        if self.sees[i] or self.ignores([noise.source])[i, 0]:
             return
         self.record(
             i,
@@ -470,6 +468,13 @@ class BehaviourBatch:
         self.hearing[i] = True
         if not self.has_memory[i] or self.memory_time[i] <= noise.time:
             self.remember(i, noise.position, noise.time, HEARING)
+
+    def ignores(self, sources: Sequence[str]) -> np.ndarray:
+        """(n, k) bool: row i pays no heed to a noise made by sources[j] (an ally's, while it is after the
+        player: `hear`)."""
+        ally = np.array([source in self._name_set for source in sources], dtype=bool)
+        engaged = (self.state != WANDER) & (self.state != PATROL)
+        return engaged[:, None] & ally[None, :]
 
     def under_fire(self, i: int, shooter_eye: np.ndarray, by: str) -> None:
         """Row i was shot at by `by` from `shooter_eye` [m]: an archetype with cover takes it (Cover)."""

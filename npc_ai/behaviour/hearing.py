@@ -57,6 +57,7 @@ def listen(world: World, b: BehaviourBatch, noises: Sequence[Noise]) -> int:
     where = np.array([z.position for z in noises], dtype=np.float64).reshape(-1, 3)
     loud = np.array([z.loudness for z in noises], dtype=np.float64)
     in_range = heard(feet, where, loud, b.cfg.hearing_range)  # the open range (checks the arrays)
+    in_range &= ~b.ignores([z.source for z in noises])  # no occlusion ray for a noise it will not heed
     pairs = np.argwhere(in_range)
     blocked = np.zeros(in_range.shape, dtype=bool)
     if len(pairs):

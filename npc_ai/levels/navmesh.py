@@ -238,8 +238,8 @@ def scene_navmesh(
             never called when the mesh comes from the cache).
     Returns:
         `SceneNavmesh(mesh, from_cache)`. The cache key is the scene's content hash, its assets'
-        paths and content (`asset_fingerprint`), the bake settings, the navmesh format and the bake
-        code's fingerprint.
+        paths and content (`asset_fingerprint`), the bake settings and method, the navmesh format and
+        the bake code's fingerprint.
     """
     s = settings if settings is not None else bake_settings(world.scene.navmesh)
     content = world.scene.content_hash
@@ -258,7 +258,8 @@ def scene_navmesh(
     if not (use_cache and content):
         return SceneNavmesh(bake(), False)
     folder = cache_dir if cache_dir is not None else default_cache_dir()
-    key = ("scene", content, list(asset_fingerprint(world.scene)), s, bake_code_fingerprint())
+    fingerprint = list(asset_fingerprint(world.scene))
+    key = ("scene", content, fingerprint, s, world.scene.navmesh.method, bake_code_fingerprint())
     mesh = cached_bake(key, bake, folder)
     return SceneNavmesh(mesh, not baked)
 
@@ -306,7 +307,7 @@ def scene_navmeshes(
     code = bake_code_fingerprint()
     out = {}
     for size in sizes:
-        key = ("scene", content, fingerprint, size.settings(base), code)
+        key = ("scene", content, fingerprint, size.settings(base), scene.navmesh.method, code)
         out[size.name] = cached_bake(key, functools.partial(bake, size), folder)
     return out
 

@@ -161,3 +161,15 @@ def test_the_warehouse_doorways_on_its_exact_mesh_are_one_way_gates_at_the_defau
     assert mesh.meta["source"] == "footprints"
     gates = find_gates(mesh, AvoidanceSettings().gate_width)
     np.testing.assert_allclose(gates.centre, [(-12.0, 8.25), (10.0, 8.25)], atol=0.05)
+
+
+def test_the_cache_keeps_the_two_methods_apart(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    exact = load_scene("warehouse")
+    rays = dataclasses.replace(exact, navmesh=dataclasses.replace(exact.navmesh, method="rays"))
+    assert rays.content_hash == exact.content_hash  # same file, other method
+    with World(exact) as world:
+        first = scene_navmesh(world, cache_dir=tmp_path)
+    with World(rays) as world:
+        second = scene_navmesh(world, cache_dir=tmp_path)
+    assert not first.from_cache and not second.from_cache
+    assert (first.mesh.meta["source"], second.mesh.meta["source"]) == ("footprints", "rays")
