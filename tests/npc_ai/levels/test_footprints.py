@@ -173,3 +173,11 @@ def test_the_cache_keeps_the_two_methods_apart(tmp_path) -> None:  # type: ignor
         second = scene_navmesh(world, cache_dir=tmp_path)
     assert not first.from_cache and not second.from_cache
     assert (first.mesh.meta["source"], second.mesh.meta["source"]) == ("footprints", "rays")
+
+
+def test_a_flat_bake_at_no_finite_height_is_a_settings_error() -> None:
+    from navigation import NavSettingsError
+    from navigation.grid_bake import bake_polygons
+
+    with pytest.raises(NavSettingsError, match="height must be a finite number"):
+        bake_polygons([(0, 0), (4, 0), (4, 4), (0, 4)], [], agent_radius=0.4, height=float("nan"))
