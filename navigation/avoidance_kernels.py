@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from navigation.avoidance_rules import TOUCH, along_walls, keep_right
+from navigation.avoidance_rules import TOUCH, along_walls, keep_right, narrow_turn
 from navigation.kernel_cache import forget_stale_kernels
 
 forget_stale_kernels(__file__, ("navigation.avoidance_rules",))  # compiled into avoid_rows
@@ -459,7 +459,11 @@ def avoid_rows(
             ring += 1
         hard = count
         narrow = out_walls[i] > 0  # a wall within the wall horizon: a corridor, a doorway
-        turn = turn_narrow if narrow and constrain else turn_right
+        turn = turn_right
+        if narrow:  # a stopped agent may back off (narrow_turn): a moving one keeps to the open turn
+            turn = narrow_turn(
+                math.hypot(vx, vy), math.hypot(pref[i, 0], pref[i, 1]), turn_right, turn_narrow
+            )
         lane = params[10] if narrow else 0.0
         if (turn > 0.0 or lane > 0.0) and found:
             kx, ky = keep_right(

@@ -18,6 +18,19 @@ TOUCH = 0.05  # [m] an agent this close to a wall (beyond its radius) touches it
 
 
 @njit(cache=True)
+def narrow_turn(speed: float, want: float, turn_right: float, turn_narrow: float) -> float:
+    """The keep-right limit [rad] of an agent in a narrow place going at `speed` [m/s] that wants `want`
+    [m/s]: `turn_narrow` when it stands, `turn_right` from half its preferred speed on, linear between.
+    Backing off frees a stopped jam (a corridor's two groups, a doorway's mouth); an agent still making
+    way keeps to the open turn (walking agents that met in an aisle and backed off from each other stood
+    there: warehouse soak stuck 0.71-1.07 % against 0.43-0.70 %)."""
+    if want <= 0.0 or turn_narrow <= turn_right:
+        return turn_right
+    stopped = max(0.0, 1.0 - 2.0 * min(1.0, speed / want))
+    return turn_right + (turn_narrow - turn_right) * stopped
+
+
+@njit(cache=True)
 def keep_right(
     i: int,
     tx: float,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from navigation import CrowdError, build_navmesh
 from navigation.avoidance import AvoidanceSettings, Walls, avoid
-from navigation.avoidance_rules import along_walls, keep_right
+from navigation.avoidance_rules import along_walls, keep_right, narrow_turn
 
 DT = 0.05
 
@@ -339,6 +339,37 @@ def test_a_standing_neighbour_is_walked_around_not_backed_away_from() -> None:
 
     assert -30.0 - 1e-9 <= target((0.0, 0.0)) < -5.0  # standing: a sidestep
     assert target((-1.0, 0.0)) < -90.0  # coming toward it: backs off as it turns right
+
+
+@pytest.mark.parametrize(
+    "speed, expected_deg", [(0.0, 135.0), (0.25, 82.5), (0.5, 30.0), (1.0, 30.0), (1.4, 30.0)]
+)
+def test_the_narrow_turn_is_for_agents_that_have_stopped(speed: float, expected_deg: float) -> None:
+    """An agent that wants 1 m/s may back off (135 deg) when it stands, keeps the open 30 deg from half its
+    preferred speed on, linear between; an agent that wants nothing, and a narrow limit below the open one,
+    keep the open turn."""
+    turn, open_ = np.radians(135.0), np.radians(30.0)
+    assert np.degrees(narrow_turn(speed, 1.0, open_, turn)) == pytest.approx(expected_deg, abs=1e-9)
+    assert narrow_turn(speed, 0.0, open_, turn) == open_
+    assert narrow_turn(0.0, 1.0, open_, np.radians(10.0)) == open_
+
+
+@pytest.mark.parametrize("constrain", [True, False])
+def test_a_stopped_agent_backs_off_in_a_corridor_and_a_walking_one_does_not(constrain: bool) -> None:
+    """Blocked head-on in a corridor by someone who means to come through, an agent that stands backs off
+    as it turns right; the same agent walking at its preferred speed only turns (the lane rule's 45 deg)."""
+    pos = np.array([[0.0, 0.0], [1.0, 0.0]])
+    pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
+
+    def answer(speed: float) -> np.ndarray:
+        vel = np.array([[speed, 0.0], [0.0, 0.0]])
+        walls = _corridor_walls(constrain)
+        return avoid(pos, vel, pref, np.full(2, 0.4), np.full(2, 1.5), dt=DT, walls=walls).velocities[0]
+
+    stood, walking = answer(0.0), answer(1.0)
+    assert stood[0] < -0.3 and stood[1] < 0.0  # backs off to the right
+    assert walking[0] > 0.5 and walking[1] < 0.0  # keeps going, to the right
+    assert np.degrees(np.arctan2(-walking[1], walking[0])) <= 45.0 + 1e-6
 
 
 @pytest.mark.parametrize(
