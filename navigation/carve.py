@@ -7,8 +7,10 @@ on it and the footprints over it: an update re-carves the polygons under the foo
 the result is the same mesh, array for array, as carving every obstacle at once (`carve_navmesh`).
 
 Pieces of two neighbouring polygons meet where a footprint crosses their shared edge; the points they cut
-there are welded by their place along that edge, so the pieces keep their portal. Heights: a piece takes
-its polygon's plane; new points on a base edge take the height along that edge.
+there are welded by their place along that edge, so the pieces keep their portal. The welded point takes
+the first side's coordinates, and the two sides' cuts may differ in the last bit (each is cut by the union
+of its own footprints): re-carving one side can move the other's corner by that much. Heights: a piece
+takes its polygon's plane; new points on a base edge take the height along that edge.
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ def assemble(index: BaseIndex, pieces: dict[int, Pieces]) -> tuple[NavMesh, np.n
     (an empty entry: nothing is left of it), in base polygon order, with the base's meta.
 
     New points are numbered after the base vertices in the order they first appear; two on the same
-    base edge within `index.eps` of each other (the two sides of a portal a footprint cuts) are one.
+    base edge within `index.eps` of each other (the two sides of a portal a footprint cuts) are one, at
+    the first one's coordinates.
 
     Returns:
         the mesh; per polygon of it, its base polygon (`origin`) and its rank among that one's pieces.

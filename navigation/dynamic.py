@@ -34,7 +34,8 @@ class CarveUpdate:
         mesh: the mesh now (the previous one when nothing changed).
         changed: sorted ids of the base polygons rebuilt (empty when nothing changed).
         remap: (previous mesh's polygon count,) the id each previous polygon has in `mesh`, -1 where it
-            was rebuilt.
+            was rebuilt or a rebuilt neighbour reshaped it (a corner they share moved, a side split):
+            a polygon kept has the same corners, bit for bit.
         carved: ids of the obstacles whose hole was cut or moved.
         cleared: ids of the obstacles whose hole was removed (moving, or removed).
     """
@@ -240,6 +241,7 @@ class DynamicNavMesh:
             mesh, origin, rank = self.base, np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         changed = np.array(sorted(dirty), dtype=np.int64)
         remap = _remap(self._origin, self._rank, origin, changed, self.base.polygon_count)
+        remap[_reshaped(previous, mesh, remap)] = -1
         self._mesh, self._origin, self._rank = mesh, origin, rank
         return CarveUpdate(mesh, changed, remap, tuple(carved), tuple(cleared))
 
@@ -289,3 +291,22 @@ def _remap(
     rebuilt[changed] = True
     first = np.searchsorted(new_origin, old_origin)
     return np.where(rebuilt[old_origin], -1, first + old_rank).astype(np.int64)
+
+
+def _reshaped(old: NavMesh, new: NavMesh, remap: np.ndarray) -> np.ndarray:
+    """(old polygon count,) the polygons `remap` keeps whose corners differ in `new` (in number or in
+    place, to the bit): a rebuilt neighbour's cut moves a corner they share (a point welded on their
+    edge takes the first side's coordinates, and the two sides' cuts may differ in the last bit) or
+    splits a side (a cut flush with it, `navigation.carve.join_t_junctions`)."""
+    out = np.zeros(len(remap), dtype=bool)
+    o = np.flatnonzero(remap >= 0)
+    n = remap[o]
+    k = np.diff(old.poly_offsets)[o]
+    out[o] = k != np.diff(new.poly_offsets)[n]
+    o, n, k = o[~out[o]], n[~out[o]], k[~out[o]]
+    if o.size:
+        step = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
+        a = old.vertices[old.poly_verts[np.repeat(old.poly_offsets[o], k) + step]]
+        b = new.vertices[new.poly_verts[np.repeat(new.poly_offsets[n], k) + step]]
+        out[o] = np.logical_or.reduceat((a != b).any(axis=1), np.cumsum(k) - k)
+    return out

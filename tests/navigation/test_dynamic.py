@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
@@ -65,6 +65,11 @@ OPS = st.lists(
 
 @settings(max_examples=30, deadline=None)
 @given(ops=OPS, only_stationary=st.booleans(), seed=st.integers(0, 2**16))
+@example(  # re-carving polygon 3 moves the corner it shares with the kept polygon 5 by one ulp
+    ops=[("box", 1.0, 1.0, 0.0, 0)] * 6 + [("box", 1.0, 1.0, 2.0, 7), ("box", 2.0, 1.0, 0.0, 0)],
+    only_stationary=False,
+    seed=0,
+)
 def test_any_sequence_ends_on_the_full_carve_of_the_changed_world(ops, only_stationary, seed) -> None:
     s = CarveSettings(agent_radius=0.4, agent_height=1.8, carve_only_stationary=only_stationary)
     dyn = DynamicNavMesh(BASE, s)
@@ -169,6 +174,20 @@ def test_corridors_are_kept_renumbered_or_flagged_for_re_planning() -> None:
         assert np.array_equal(BASE.polygon_xy(old), update.mesh.polygon_xy(new))
     after = NavMeshQuery(dyn.mesh).find_path((1.0, 7.5), (23.0, 7.5))
     assert after.ok and after.length > aisle.length + 1.0  # around a shelf row
+
+
+def test_a_whole_polygon_a_flush_cut_splits_is_not_kept() -> None:
+    """A crate flush with the side polygons 1 and 5 share cuts only 1, but adds two corners to 5: the
+    remap does not keep 5 (nor when the crate goes and they are taken off again)."""
+    dyn = DynamicNavMesh(BASE, CarveSettings(agent_radius=0.0))
+    crate = dyn.add_box((1.0, 1.0, 0.5), (4.0, 7.0, 0.5))  # x from 3, the side 1 and 5 share
+    for change in (lambda: None, lambda: dyn.remove(crate)):
+        change()
+        before, side = dyn.mesh, np.flatnonzero(dyn.origin == 5)
+        update = dyn.update()
+        assert update.changed.tolist() == [1] and (update.remap[side] == -1).all()
+        _check_remap(before, update)
+        assert _same_mesh(dyn.mesh, dyn.rebuild_from_scratch())
 
 
 def test_nothing_changed_is_the_same_mesh() -> None:
