@@ -68,6 +68,7 @@ WALL_DEPTH = 0.01  # [m] a body deeper than this inside static geometry (not the
 CHASE_PLAYER = (0.5, -5.5, 0.0)  # [m] the still player: in the cross aisle between two shelf rows
 CHASE_ARRIVAL = 2.0  # [m] a guard this close to the player has arrived (ten bodies cannot all touch it)
 SIM_ARRIVAL = 0.5  # [m] arrival radius of the doorway and corridor NPCs (agent radius 0.4 + 0.1)
+IDEAL_FACTOR = 1.5  # the issue's bar: doorway and corridor done within this factor of the ideal time
 DOORWAYS_X = (-12.0, 10.0)  # [m] the axes of the warehouse inner wall's two doorways
 DOORWAY_CLEARANCE = 2.5  # [m] no doorway start or goal nearer a doorway's axis than this
 
@@ -455,7 +456,7 @@ def _layouts(
         run = replace(plan, starts=starts)
         stage = f"{name}: layout {k + 1} of {settings.layouts}"
         e, _ = _run_once(run, settings, AvoidanceSettings(), mesh, stage, progress)
-        keep = ("completed_share", "time_to_complete_s", "deadlocked_agents", "overlap_ticks")
+        keep = ("completed_share", "time_to_complete_s", "ideal_time_s", "deadlocked_agents", "overlap_ticks")
         runs.append({key: e[key] for key in keep})
     shares = [r["completed_share"] for r in runs]
     return {
@@ -464,7 +465,21 @@ def _layouts(
         "completed_share_mean": float(np.mean(shares)),
         "completed_share_min": float(np.min(shares)),
         "all_arrived": sum(s == 1.0 for s in shares),
+        "within_ideal_factor": sum(within_ideal(r) for r in runs),
+        "ideal_factor": IDEAL_FACTOR,
     }
+
+
+def within_ideal(entry: dict[str, Any]) -> bool:
+    """Whether `entry` (a run's `completed_share`, `overlap_ticks`, `time_to_complete_s`, `ideal_time_s`)
+    meets the issue's bar: every agent arrived, none overlapped, within `IDEAL_FACTOR` x the ideal time."""
+    t = entry["time_to_complete_s"]
+    return bool(
+        entry["completed_share"] == 1.0
+        and entry["overlap_ticks"] == 0
+        and t is not None
+        and t <= IDEAL_FACTOR * entry["ideal_time_s"]
+    )
 
 
 def run_crowd_benchmark(

@@ -116,11 +116,11 @@ def test_table_and_done_when_lines() -> None:
     assert "[met] doorway" in lines and "[UNMET] corridor" in lines  # 13 s > 1.5 x 8 s
     assert "[UNMET] chase" in lines and "2 in walls" in lines
     lay = {"jitter_m": 0.15, "runs": [{}, {}], "completed_share_mean": 0.75, "completed_share_min": 0.5,
-           "all_arrived": 1}  # fmt: skip
+           "all_arrived": 1, "within_ideal_factor": 0, "ideal_factor": 1.5}  # fmt: skip
     report["scenarios"]["doorway"]["layouts"] = lay
     assert (
-        "doorway: 2 layouts (starts moved 0.15 m): arrive mean 75 %, least 50 %, all arrived in 1 of 2"
-        in (format_table(report))
+        "doorway: 2 layouts (starts moved 0.15 m): arrive mean 75 %, least 50 %, all arrived in 1 of 2,"
+        " within 1.5x the ideal time in 0 of 2" in (format_table(report))
     )
 
 
@@ -138,8 +138,16 @@ def test_layouts_rerun_a_scenario_from_jittered_starts_on_the_mesh(monkeypatch) 
     lay = entry["layouts"]
     assert lay["jitter_m"] == 0.2 and len(lay["runs"]) == 2 and len(seen) == 4  # on, off, two layouts
     for run in lay["runs"]:
-        assert set(run) == {"completed_share", "time_to_complete_s", "deadlocked_agents", "overlap_ticks"}
+        keys = {"completed_share", "time_to_complete_s", "ideal_time_s", "deadlocked_agents", "overlap_ticks"}
+        assert set(run) == keys and run["ideal_time_s"] > 0
     shares = [r["completed_share"] for r in lay["runs"]]
+    met = [
+        r["completed_share"] == 1
+        and r["overlap_ticks"] == 0
+        and r["time_to_complete_s"] <= 1.5 * r["ideal_time_s"]
+        for r in lay["runs"]
+    ]
+    assert lay["ideal_factor"] == 1.5 and lay["within_ideal_factor"] == sum(met)
     assert lay["completed_share_mean"] == pytest.approx(np.mean(shares))
     assert lay["completed_share_min"] == min(shares) and lay["all_arrived"] == sum(s == 1.0 for s in shares)
     nominal, first, second = seen[0], seen[2], seen[3]
@@ -175,3 +183,20 @@ def test_a_small_chase_reports_both_runs() -> None:
     assert entry["agents"] == off["agents"] == 2 and entry["ms_per_step"] > 0 and off["ms_per_step"] == 0
     assert isinstance(entry["wall_overlap_ticks"], int) and entry["ideal_time_s"] > 0
     assert np.isfinite(entry["tick_ms"]) and entry["where"].startswith("simulation")
+
+
+@pytest.mark.parametrize(
+    "share, overlaps, time_s, expected",
+    [(1.0, 0, 15.0, True), (1.0, 0, 15.0001, False), (1.0, 1, 12.0, False), (0.975, 0, None, False)],
+)
+def test_within_ideal_is_the_issue_bar(
+    share: float, overlaps: int, time_s: float | None, expected: bool
+) -> None:
+    """All arrived, no overlap, done within 1.5 x the ideal time (10 s here): the edge itself counts."""
+    entry = {
+        "completed_share": share,
+        "overlap_ticks": overlaps,
+        "time_to_complete_s": time_s,
+        "ideal_time_s": 10.0,
+    }
+    assert crowd.within_ideal(entry) is expected
