@@ -114,10 +114,10 @@ class AvoidanceSettings:
             horizon (a corridor, a doorway) [deg, 0..180]: it applies in full to an agent standing, fades
             to `pass_right_deg` at half its preferred speed, and only a neighbour that means to move (a
             non-zero preferred velocity) turns an agent by more than `pass_right_deg`. Backing off is what
-            frees two groups jammed head-on in a corridor (`npc-ai bench crowd` corridor over 21 layouts:
-            all arrived in 17, against 6 without it) and a doorway's mouth (21 of 21, against 16); walking
-            agents that backed off from each other in an aisle stood there (warehouse soak stuck up to
-            1.07 %, against 0.72 % with the fade).
+            frees two groups jammed head-on in a corridor (`npc-ai bench crowd` corridor, its layout and 20
+            with moved starts: all arrived in 17 of the 21 runs, against 6 without it) and a doorway's
+            mouth (21 of 21, against 16); walking agents that backed off from each other in an aisle stood
+            there (warehouse soak stuck up to 1.07 %, against 0.72 % with the fade).
         lane_deg: In a narrow place (as above), the turn of the target to the right while an agent coming
             the other way is ahead within `neighbour_distance` and not yet clearly on the left (laterally
             within 1.5 x the two radii), the more the more head-on [deg, 0..90]; 0 turns it off. Both
