@@ -41,7 +41,8 @@ choice between two valid half-planes, never to the constraints):
 - Keep right: when a neighbour blocks the way ahead (it is in the agent's lane, and will still be when the
   agent reaches it within `time_horizon`, going at its preferred velocity), the target turns right by up
   to `pass_right_deg` (up to `narrow_pass_right_deg` for an agent near a wall that has stopped, blocked by
-  a neighbour that means to move: beyond 90 deg it backs off as it turns), the more the sooner; scaled
+  a neighbour that means to move and does not yield to it: beyond 90 deg it backs off as it turns), the
+  more the sooner; scaled
   by twice the agent's share, so a high priority keeps its course. Head-on pairs pass each other keeping
   right, a crowd meeting in the middle turns into a roundabout instead of a jam, and groups meeting head-on
   in a corridor or a doorway form lanes.
@@ -113,7 +114,10 @@ class AvoidanceSettings:
         narrow_pass_right_deg: The same limit for an agent that has stopped with a wall within its wall
             horizon (a corridor, a doorway) [deg, 0..180]: it applies in full to an agent standing, fades
             to `pass_right_deg` at half its preferred speed, and only a neighbour that means to move (a
-            non-zero preferred velocity) turns an agent by more than `pass_right_deg`. Backing off is what
+            non-zero preferred velocity) with at least the agent's priority turns it by more than
+            `pass_right_deg` (one that yields, parked at its goal or held by a gate, is the one to move: an
+            agent that backed off from such neighbours backed into the wall beside them and stood, at the
+            end of `npc-ai bench crowd` corridor). Backing off is what
             frees two groups jammed head-on in a corridor (`npc-ai bench crowd` corridor, its layout and 20
             with moved starts: all arrived in 17 of the 21 runs, against 6 without it) and a doorway's
             mouth (21 of 21, against 16); walking agents that backed off from each other in an aisle stood

@@ -53,15 +53,16 @@ def keep_right(
     still be in its lane (laterally within LANE x the two radii, fading out; a crossing agent will have
     left it), the sooner the more (1 - time to reach / tau), scaled by twice the agent's share of the
     avoidance (at most 1: equal priorities turn fully, a high priority hardly). A neighbour standing (a
-    preferred velocity of 0) turns it by at most `turn_open`: backing off from it frees nothing. With
+    preferred velocity of 0), or one that yields to the agent (a lower priority: parked at its goal, held by
+    a gate), turns it by at most `turn_open`: backing off from it frees nothing, it is the one to move. With
     `turn_lane` > 0, an oncoming neighbour ahead within `reach_ahead` [m] that is not yet clearly on the
     agent's left turns it by up to `turn_lane` (the lane rule)."""
     speed = math.hypot(pref[i, 0], pref[i, 1])
     if speed <= 0.0:
         return tx, ty
     ux, uy = pref[i, 0] / speed, pref[i, 1] / speed
-    blocked = 0.0  # by someone who means to move: up to turn_right
-    standing = 0.0  # by someone standing: up to turn_open (backing off from it frees nothing)
+    blocked = 0.0  # by someone who means to move and does not yield: up to turn_right
+    standing = 0.0  # by someone standing or yielding: up to turn_open (backing off from it frees nothing)
     for f in range(found):
         j = nb_j[f]
         rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
@@ -77,7 +78,7 @@ def keep_right(
         if lane <= 0.0:
             continue
         share = min(1.0, 2.0 * prio[j] / (prio[i] + prio[j]))  # a high priority keeps its course
-        if pref[j, 0] != 0.0 or pref[j, 1] != 0.0:
+        if (pref[j, 0] != 0.0 or pref[j, 1] != 0.0) and share >= 1.0:  # at least the agent's priority
             blocked = max(blocked, share * lane * (1.0 - reach / tau))
         else:
             standing = max(standing, share * lane * (1.0 - reach / tau))

@@ -36,10 +36,11 @@ the whole share of avoiding them, and their own answer is ignored. A path row pa
 `PARKED_SHARE` of its priority, its agent is moved by its answer like a mover's, and its path brings it
 back once the way is clear. NPCs that arrived and stood on the others' way (along a wall, across a
 corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corridor). A parked row just
-ahead of a mover that the avoidance has all but stopped for a second, on its way to somewhere beyond,
-steps square off that mover's way at its top speed for as long as it blocks it (`crowd_kernels.make_way`,
-marked in `Crowd.aside`): two parked agents a row apart leave less than a body's width between them, and
-ORCA's answer to the mover there is to stand for good while theirs is to stay.
+ahead of a mover that the avoidance (or what its body did) has all but stopped for a second, bound
+somewhere else than that row, steps square off that mover's way at its top speed for as long as it
+blocks it (`crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave
+less than a body's width between them, and ORCA's answer to the mover there is to stand for good while
+theirs is to stay.
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.
@@ -224,7 +225,7 @@ class Crowd:
             make_way(
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
-                self._blocked_s, self.aside,
+                self._blocked_s, self.aside, velocities,
             )  # fmt: skip
             answer = self.solver(
                 self._positions,

@@ -147,16 +147,21 @@ def make_way(
     held: np.ndarray,
     blocked_s: np.ndarray,
     aside: np.ndarray,
+    body_vel: np.ndarray,
 ) -> int:
     """Parked rows, and rows a gate holds, step out of the way of the movers they block; returns how many
     do.
 
     A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose
-    answers `vel` have been slower than `BLOCKED` of its preferred speed for `MAKE_WAY_AFTER` seconds in
-    a row (`blocked_s` (n,) [s] counts, tick by tick of `dt` [s]). A parked or held row j ahead of such a
-    mover i (in front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and nearer i than i's
-    `destination` (n, 3) [m] by more than `PARK_RADIUS`: a crowd standing at the point it walks to is
-    not in its way, and the behaviour's crowded-goal rule deals with that) prefers, this tick, to walk
+    answers `vel` or whose body's velocity `body_vel` (n, 3) [m/s] have been slower than `BLOCKED` of its
+    preferred speed for `MAKE_WAY_AFTER` seconds in a row (`blocked_s` (n,) [s] counts, tick by tick of
+    `dt` [s]; the body too: a mover pressed into a wall beside a parked row was answered its full speed
+    into the wall, stood, and never counted as blocked). A parked or held row j ahead of such a mover i (in
+    front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and not bound for i's own
+    `destination` (n, 3) [m]: j's is `PARK_RADIUS` or more from it; a crowd converging on one point is
+    not in its way, and the behaviour's crowded-goal rule deals with that, while rows parked at their own
+    goals next to i's, a formation's slots, stood in the way of those bound for the slots behind them)
+    prefers, this tick, to walk
     square to i's way at its own top speed, on the side of it where it stands (to i's left when dead
     ahead: i keeps right), and is marked in `aside` (n,) so it moves by its answer. Two parked agents a
     row apart leave less than a body's width between them, and ORCA stops a mover there for good (its
@@ -171,7 +176,8 @@ def make_way(
         aside[i] = False
         speed = math.hypot(pref[i, 0], pref[i, 1])
         mover = on_path[i] and moving[i] and not parked[i] and not held[i] and speed > MOVING
-        if mover and math.hypot(vel[i, 0], vel[i, 1]) < BLOCKED * speed:
+        going = min(math.hypot(vel[i, 0], vel[i, 1]), math.hypot(body_vel[i, 0], body_vel[i, 1]))
+        if mover and going < BLOCKED * speed:
             blocked_s[i] += dt
         else:
             blocked_s[i] = 0.0
@@ -191,8 +197,8 @@ def make_way(
             ux, uy = pref[i, 0] / speed, pref[i, 1] / speed
             if d >= radii[i] + radii[j] + MAKE_WAY_GAP or d >= best or ex * ux + ey * uy <= 0.0:
                 continue
-            gx, gy = destination[i, 0] - positions[i, 0], destination[i, 1] - positions[i, 1]
-            if math.hypot(gx, gy) < d + PARK_RADIUS:
+            gx, gy = destination[i, 0] - destination[j, 0], destination[i, 1] - destination[j, 1]
+            if math.hypot(gx, gy) < PARK_RADIUS:
                 continue  # j stands at i's goal, not on its way: a crowd at one point stays (Crowd)
             side = 1.0 if ux * ey - uy * ex >= 0.0 else -1.0  # +1: j stands on i's left
             best, bx, by = d, -uy * side, ux * side
@@ -383,8 +389,9 @@ def steer_rows(
         if parked[i]:
             prio[i] = priority[i] * PARKED_SHARE
     make_way(
-        n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside
-    )
+        n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside,
+        body_vel,
+    )  # fmt: skip
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,
         wall_params, w_shape, w_start, w_items, out, out_neighbours, out_walls, out_fallback,

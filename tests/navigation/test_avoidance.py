@@ -341,6 +341,27 @@ def test_a_standing_neighbour_is_walked_around_not_backed_away_from() -> None:
     assert target((-1.0, 0.0)) < -90.0  # coming toward it: backs off as it turns right
 
 
+@pytest.mark.parametrize("prio_j, backs_off", [(0.25, False), (0.99, False), (1.0, True), (4.0, True)])
+def test_an_agent_backs_off_only_from_neighbours_that_do_not_yield_to_it(
+    prio_j: float, backs_off: bool
+) -> None:
+    """Near a wall, blocked by someone coming toward it: from a neighbour of at least its own priority it
+    backs off as it turns right (the narrow turn); one of a lower priority (parked at its goal, held by a
+    gate) is the one to move, and only turns it by the open 30 deg."""
+    pos = np.array([[0.0, 0.0], [1.2, 0.0]])
+    vel = np.zeros((2, 2))
+    pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    radii, nb = np.full(2, 0.4), np.array([1], dtype=np.int64)
+    prio = np.array([1.0, prio_j])
+    turn, open_ = np.radians(135.0), np.radians(30.0)
+    tx, ty = keep_right(0, 1.0, 0.0, pref, vel, pos, radii, prio, nb, 1, 2.0, turn, open_, 5.0, 0.0)
+    deg = float(np.degrees(np.arctan2(ty, tx)))
+    if backs_off:
+        assert deg < -90.0
+    else:
+        assert -30.0 - 1e-9 <= deg < -5.0
+
+
 @pytest.mark.parametrize(
     "speed, expected_deg", [(0.0, 135.0), (0.25, 82.5), (0.5, 30.0), (1.0, 30.0), (1.4, 30.0)]
 )

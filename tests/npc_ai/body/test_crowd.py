@@ -149,13 +149,15 @@ def test_a_steered_body_follows_a_lasting_sidestep_not_tick_to_tick_flips(arena_
 
 def _rows(n: int):  # type: ignore[no-untyped-def]
     """make_way's arrays for n rows, all path rows that mean to move, radius 0.4 m, top speed 1.2 m/s, each
-    bound for (10, 0) [m]."""
+    bound for its own point (10, 2k) [m], their bodies still."""
     z = np.zeros((n, 2))
     return {
-        "destination": np.tile([10.0, 0.0, 0.0], (n, 1)), "positions": np.zeros((n, 3)), "vel": z.copy(),
+        "destination": np.stack([np.full(n, 10.0), 2.0 * np.arange(n), np.zeros(n)], axis=1),
+        "positions": np.zeros((n, 3)), "vel": z.copy(),
         "pref": z.copy(), "radii": np.full(n, 0.4), "top": np.full(n, 1.2), "moving": np.ones(n, bool),
         "on_path": np.ones(n, bool), "parked": np.zeros(n, bool), "held": np.zeros(n, bool),
         "blocked_s": np.zeros(n), "aside": np.zeros(n, bool),
+        "body_vel": np.zeros((n, 3)),
     }  # fmt: skip
 
 
@@ -182,6 +184,7 @@ def test_make_way_sends_parked_rows_square_off_a_mover_blocked_for_a_second() ->
     np.testing.assert_allclose(a["pref"][1:4], [(0, 1.2), (0, -1.2), (0, 1.2)])
     np.testing.assert_array_equal(a["pref"][4], (0, 0))  # behind the mover: stays
     a["vel"][0] = (0.8, 0.0)  # it moves again: the count starts over
+    a["body_vel"][0] = (0.8, 0.0, 0.0)
     assert _make_way(a, 0.0) == 0 and a["blocked_s"][0] == 0.0
 
 
@@ -192,6 +195,7 @@ def test_make_way_sends_rows_a_gate_holds_aside_too_but_not_movers() -> None:
     a["held"][1] = True  # waiting for a doorway's turn, ahead on the left
     a["pref"][2] = (0.5, 0.0)  # ahead on the right, but a mover itself (slower): not asked
     a["vel"][2] = (0.5, 0.0)
+    a["body_vel"][2] = (0.5, 0.0, 0.0)
     assert _make_way(a, MAKE_WAY_AFTER + DT) == 1
     np.testing.assert_array_equal(a["aside"], [False, True, False])
     np.testing.assert_allclose(a["pref"][1], (0, 1.2))
@@ -201,14 +205,18 @@ def test_make_way_sends_rows_a_gate_holds_aside_too_but_not_movers() -> None:
 @pytest.mark.parametrize(
     "change",
     [
-        lambda a: a["vel"].__setitem__(0, (0.8, 0.0)),  # answered most of its speed: not blocked
+        lambda a: (  # answered most of its speed, and walking it: not blocked
+            a["vel"].__setitem__(0, (0.8, 0.0)),
+            a["body_vel"].__setitem__(0, (0.8, 0.0, 0.0)),
+        ),
         lambda a: a["held"].__setitem__(0, True),  # a gate holds it: it waits on purpose
         lambda a: a["parked"].__setitem__(0, True),  # itself parked
         lambda a: a["on_path"].__setitem__(0, False),  # walking freely (Wander), no path
         lambda a: a["positions"].__setitem__(1, (1.8, 0.0, 0.0)),  # 1.8 m ahead: beyond radii + gap
-        lambda a: a["destination"].__setitem__(
-            0, (1.5, 0.0, 0.0)
-        ),  # row 1 stands at its goal, not on its way
+        lambda a: (  # both bound for one point: row 1 stands in the crowd at its goal, not on its way
+            a["destination"].__setitem__(0, (1.5, 0.0, 0.0)),
+            a["destination"].__setitem__(1, (1.0, 0.1, 0.0)),
+        ),
     ],
 )
 def test_make_way_leaves_parked_rows_alone_for_movers_not_blocked_by_them(change) -> None:
@@ -221,3 +229,36 @@ def test_make_way_leaves_parked_rows_alone_for_movers_not_blocked_by_them(change
     assert _make_way(a, 2.0) == 0
     assert not a["aside"].any()
     np.testing.assert_array_equal(a["pref"][1], before[1])
+
+
+@pytest.mark.parametrize("body_speed, blocked", [(0.0, True), (0.2, True), (0.8, False)])
+def test_make_way_counts_a_mover_whose_body_stands_as_blocked(body_speed: float, blocked: bool) -> None:
+    """Answered most of its speed (straight into a wall beside a parked row, in the corridor's end), a
+    mover whose body does not move is blocked all the same, and the parked row ahead steps aside."""
+    a = _rows(2)
+    a["pref"][0] = (1.0, 0.0)
+    a["vel"][0] = (0.9, 0.0)
+    a["body_vel"][0] = (body_speed, 0.0, 0.0)
+    a["positions"][1] = (0.9, 0.3, 0.0)
+    a["parked"][1] = True
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == int(blocked)
+    assert a["aside"][1] == blocked
+
+
+@pytest.mark.parametrize("row1_bound_for, steps_aside", [((1.0, 0.9), True), ((2.2, 0.0), False)])
+def test_make_way_moves_rows_parked_at_their_own_goals_off_the_way_to_the_goals_beyond(
+    row1_bound_for: tuple[float, float], steps_aside: bool
+) -> None:
+    """Row 0 is bound for (1.8, 0), just beyond row 1, parked 1 m ahead of it. Parked for its own slot
+    (1.2 m from row 0's goal, as in a formation), row 1 steps aside; bound for a point within
+    `PARK_RADIUS` of row 0's (a crowd converging on one point), it stays. (Before, any parked row that
+    near the mover's goal stayed, and the corridor's late agents stood behind their group's first rank.)"""
+    a = _rows(2)
+    a["pref"][0] = (1.0, 0.0)
+    a["destination"][0] = (1.8, 0.0, 0.0)
+    a["destination"][1, :2] = row1_bound_for
+    a["positions"][1] = (1.0, 0.1, 0.0)
+    a["parked"][1] = True
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == int(steps_aside)
+    if steps_aside:
+        np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))  # on its side of row 0's way, square to it
