@@ -38,7 +38,8 @@ back once the way is clear. NPCs that arrived and stood on the others' way (alon
 corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corridor). A parked row just
 ahead of a mover that the avoidance (or what its body did) has all but stopped for a second, bound
 somewhere else than that row, steps square off that mover's way at its top speed for as long as it
-blocks it (`crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave
+blocks it (to the other side once its body has not moved for a second there: a wall;
+`crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave
 less than a body's width between them, and ORCA's answer to the mover there is to stand for good while
 theirs is to stay.
 
@@ -122,6 +123,8 @@ class Crowd:
         self.parked = np.zeros(n, dtype=bool)  # the path rows at their path's end this tick (they yield)
         self.aside = np.zeros(n, dtype=bool)  # the parked rows stepping out of a blocked mover's way
         self._blocked_s = np.zeros(n)  # [s] how long each row has been a blocked mover (`make_way`)
+        self._stuck_aside_s = np.zeros(n)  # [s] how long each row has stepped aside without moving
+        self._flip = np.zeros(n, dtype=bool)  # the rows stepping aside to the other side
         self._row_gate = np.zeros(n, np.int64)
         self._row_dir = np.zeros(n, np.int64)
         self._row_inside = np.zeros(n, dtype=bool)
@@ -212,7 +215,7 @@ class Crowd:
                 agents.corridors, agents.corridor_len, agents.poly, g.centre, g.axis, g.half, g.pairs,
                 self.gate_owner, self._gate_green, self.held, self._row_gate, self._row_dir, self._row_inside,
                 agents.has_path, agents.is_stopped, agents.corner, agents.path_len, agents.path_corners,
-                self.parked, self._blocked_s, self.aside,
+                self.parked, self._blocked_s, self.aside, self._stuck_aside_s, self._flip,
             )  # fmt: skip
         else:  # the same steps with the stand-in between them
             gather_rows(
@@ -225,7 +228,7 @@ class Crowd:
             make_way(
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
-                self._blocked_s, self.aside, velocities,
+                self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._flip,
             )  # fmt: skip
             answer = self.solver(
                 self._positions,

@@ -148,6 +148,8 @@ def make_way(
     blocked_s: np.ndarray,
     aside: np.ndarray,
     body_vel: np.ndarray,
+    stuck_aside_s: np.ndarray,
+    flip: np.ndarray,
 ) -> int:
     """Parked rows, and rows a gate holds, step out of the way of the movers they block; returns how many
     do.
@@ -168,8 +170,12 @@ def make_way(
     answer is to stand, theirs to stay); now they part, and their paths bring them back once it has
     passed. Rows a gate holds wait where those that came through it walk on (the mouth of a doorway, on
     the way back to where the waiting ones came from), and stood there in the same deadlock: they step
-    aside the same way (`npc-ai bench crowd` doorway: 28 -> 39 of 40 arrive). The nearest blocked mover
-    decides; the loop is (parked and held rows) x (blocked movers), after one pass to find the latter."""
+    aside the same way (`npc-ai bench crowd` doorway: 28 -> 39 of 40 arrive). A row whose body has not
+    moved for `MAKE_WAY_AFTER` seconds while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps
+    to the other side from then on (`flip` (n,) bool), until it is no longer asked: a parked NPC that
+    stepped into the wall it stood by held a mover there for good (doorway, a late agent walking along the
+    inner wall). The nearest blocked mover decides; the loop is (parked and held rows) x (blocked movers),
+    after one pass to find the latter."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
@@ -185,8 +191,9 @@ def make_way(
             blocked[b] = i
             b += 1
     count = 0
-    for j in range(n if b else 0):
-        if not (parked[j] or held[j]):
+    for j in range(n):
+        if not b or not (parked[j] or held[j]):
+            stuck_aside_s[j], flip[j] = 0.0, False
             continue
         best, bx, by = math.inf, 0.0, 0.0
         for k in range(b):
@@ -202,10 +209,20 @@ def make_way(
                 continue  # j stands at i's goal, not on its way: a crowd at one point stays (Crowd)
             side = 1.0 if ux * ey - uy * ex >= 0.0 else -1.0  # +1: j stands on i's left
             best, bx, by = d, -uy * side, ux * side
-        if best < math.inf:
-            pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
-            aside[j] = True
-            count += 1
+        if best == math.inf:
+            stuck_aside_s[j], flip[j] = 0.0, False
+            continue
+        if math.hypot(body_vel[j, 0], body_vel[j, 1]) < BLOCKED * top[j]:
+            stuck_aside_s[j] += dt
+        else:
+            stuck_aside_s[j] = 0.0
+        if stuck_aside_s[j] >= MAKE_WAY_AFTER:  # that side is shut (a wall, others): try the other one
+            flip[j], stuck_aside_s[j] = not flip[j], 0.0
+        if flip[j]:
+            bx, by = -bx, -by
+        pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
+        aside[j] = True
+        count += 1
     return count
 
 
@@ -348,6 +365,8 @@ def steer_rows(
     parked: np.ndarray,
     blocked_s: np.ndarray,
     aside: np.ndarray,
+    stuck_aside_s: np.ndarray,
+    flip: np.ndarray,
 ) -> int:
     """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
     move_rows[:m], to move_targets[:m] (n, 3) [m].
@@ -370,7 +389,8 @@ def steer_rows(
     the agents' paths (`navigation.agent_batch.AgentBatch`); parked (n,) bool written: the path rows
     standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`); aside (n,) bool
     written: the parked rows stepping out of a blocked mover's way (`make_way`, which keeps each row's
-    blocked time in blocked_s (n,) [s])."""
+    blocked time in blocked_s (n,) [s], and the time it stepped aside without moving, stuck_aside_s (n,)
+    [s], and which side it steps to, flip (n,) bool)."""
     n = feet.shape[0]
     cell = gather_rows(
         dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
@@ -390,7 +410,7 @@ def steer_rows(
             prio[i] = priority[i] * PARKED_SHARE
     make_way(
         n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside,
-        body_vel,
+        body_vel, stuck_aside_s, flip,
     )  # fmt: skip
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,

@@ -157,7 +157,7 @@ def _rows(n: int):  # type: ignore[no-untyped-def]
         "pref": z.copy(), "radii": np.full(n, 0.4), "top": np.full(n, 1.2), "moving": np.ones(n, bool),
         "on_path": np.ones(n, bool), "parked": np.zeros(n, bool), "held": np.zeros(n, bool),
         "blocked_s": np.zeros(n), "aside": np.zeros(n, bool),
-        "body_vel": np.zeros((n, 3)),
+        "body_vel": np.zeros((n, 3)), "stuck_aside_s": np.zeros(n), "flip": np.zeros(n, bool),
     }  # fmt: skip
 
 
@@ -262,3 +262,24 @@ def test_make_way_moves_rows_parked_at_their_own_goals_off_the_way_to_the_goals_
     assert _make_way(a, MAKE_WAY_AFTER + DT) == int(steps_aside)
     if steps_aside:
         np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))  # on its side of row 0's way, square to it
+
+
+def test_make_way_a_row_whose_body_cannot_step_aside_tries_the_other_side() -> None:
+    """A parked row ahead on a blocked mover's right steps right; when its body has not moved for
+    `MAKE_WAY_AFTER` (a wall on that side: the doorway's parked NPCs pressed into the inner wall) it steps
+    left instead, and keeps to that side while it moves."""
+    a = _rows(2)
+    a["pref"][0] = (1.0, 0.0)
+    a["positions"][1] = (0.9, -0.3, 0.0)
+    a["parked"][1] = True
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == 1
+    np.testing.assert_allclose(a["pref"][1], (0.0, -1.2))
+    _make_way(a, MAKE_WAY_AFTER)
+    np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))
+    assert a["flip"][1]
+    a["body_vel"][1] = (0.0, 1.0, 0.0)
+    _make_way(a, 2 * MAKE_WAY_AFTER)
+    np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))
+    a["vel"][0] = (1.0, 0.0)  # the mover walks on
+    a["body_vel"][0] = (1.0, 0.0, 0.0)
+    assert _make_way(a, DT) == 0 and not a["flip"][1] and a["stuck_aside_s"][1] == 0.0
