@@ -117,3 +117,21 @@ def test_an_agent_through_the_gate_pushes_past_those_waiting_and_does_not_hold_i
     far = 4.5 + HOLD + OUT_MARGIN + 0.1
     _, prio, _ = _tick(gates, [(5.0, far), (4.0, 8.0)], go, corridors, owner, green, poly=[2, 0])
     assert prio[0] == 1.0
+
+
+@pytest.mark.parametrize("y, holds", [(4.3, True), (4.49, True), (4.6, False), (5.2, False)])
+def test_an_agent_in_the_passage_holds_the_gate_until_it_is_past_the_middle(
+    gates: Gates, y: float, holds: bool
+) -> None:
+    """a, in the doorway going north, keeps the gate its side's while it is short of the passage's middle
+    (y = 4.5); past it, it is on its way out (it still pushes, priority 4) and b, waiting north of the
+    doorway to go south, gets the gate at once instead of after a has left the passage's zone."""
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    north = 1 if gates.axis[0, 1] > 0 else -1
+    owner[0] = north
+    corridors = [[SOUTH, DOOR, NORTH], [NORTH, DOOR, SOUTH]]
+    go = [(0.0, 1.4), (0.0, -1.4)]
+    _, prio, held = _tick(gates, [(5.0, y), (5.0, 8.0)], go, corridors, owner, green, poly=[1, 0])
+    assert prio[0] == 4.0 and not held[0]
+    assert owner[0] == (north if holds else -north)
+    assert held[1] == holds
