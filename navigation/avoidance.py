@@ -42,10 +42,9 @@ choice between two valid half-planes, never to the constraints):
   agent reaches it within `time_horizon`, going at its preferred velocity), the target turns right by up
   to `pass_right_deg` (up to `narrow_pass_right_deg` for an agent near a wall that has stopped, blocked by
   a neighbour that means to move and does not yield to it: beyond 90 deg it backs off as it turns), the
-  more the sooner; scaled
-  by twice the agent's share, so a high priority keeps its course. Head-on pairs pass each other keeping
-  right, a crowd meeting in the middle turns into a roundabout instead of a jam, and groups meeting head-on
-  in a corridor or a doorway form lanes.
+  more the sooner; scaled by twice the agent's share, so a high priority keeps its course. Head-on pairs
+  pass each other keeping right, a crowd meeting in the middle turns into a roundabout instead of a jam,
+  and groups meeting head-on in a corridor or a doorway form lanes.
 - Lanes: in a narrow place (a wall within the wall horizon), an agent with someone coming the other way
   ahead (within `neighbour_distance`, by their preferred velocities) who is not yet clearly on its left
   also turns right, by up to `lane_deg`, before anyone blocks anyone: two streams meeting head-on in a

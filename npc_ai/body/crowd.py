@@ -39,9 +39,9 @@ corridor) were walls nobody could pass (`npc-ai bench crowd` doorway and corrido
 ahead of a mover that the avoidance (or what its body did) has all but stopped for a second, bound
 somewhere else than that row, steps square off that mover's way at its top speed for as long as it
 blocks it (to the other side once its body has not moved for a second there: a wall;
-`crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave
-less than a body's width between them, and ORCA's answer to the mover there is to stand for good while
-theirs is to stay.
+`crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave less than a
+body's width between them, and ORCA's answer to the mover there is to stand for good while theirs is to
+stay.
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.

@@ -154,28 +154,26 @@ def make_way(
     """Parked rows, and rows a gate holds, step out of the way of the movers they block; returns how many
     do.
 
-    A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose
-    answers `vel` or whose body's velocity `body_vel` (n, 3) [m/s] have been slower than `BLOCKED` of its
-    preferred speed for `MAKE_WAY_AFTER` seconds in a row (`blocked_s` (n,) [s] counts, tick by tick of
-    `dt` [s]; the body too: a mover pressed into a wall beside a parked row was answered its full speed
-    into the wall, stood, and never counted as blocked). A parked or held row j ahead of such a mover i (in
-    front of i's preferred direction, within both radii and `MAKE_WAY_GAP`, and not bound for i's own
-    `destination` (n, 3) [m]: j's is `PARK_RADIUS` or more from it; a crowd converging on one point is
-    not in its way, and the behaviour's crowded-goal rule deals with that, while rows parked at their own
-    goals next to i's, a formation's slots, stood in the way of those bound for the slots behind them)
-    prefers, this tick, to walk
-    square to i's way at its own top speed, on the side of it where it stands (to i's left when dead
-    ahead: i keeps right), and is marked in `aside` (n,) so it moves by its answer. Two parked agents a
-    row apart leave less than a body's width between them, and ORCA stops a mover there for good (its
-    answer is to stand, theirs to stay); now they part, and their paths bring them back once it has
-    passed. Rows a gate holds wait where those that came through it walk on (the mouth of a doorway, on
-    the way back to where the waiting ones came from), and stood there in the same deadlock: they step
-    aside the same way (`npc-ai bench crowd` doorway: 28 -> 39 of 40 arrive). A row whose body has not
-    moved for `MAKE_WAY_AFTER` seconds while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps
-    to the other side from then on (`flip` (n,) bool), until it is no longer asked: a parked NPC that
-    stepped into the wall it stood by held a mover there for good (doorway, a late agent walking along the
-    inner wall). The nearest blocked mover decides; the loop is (parked and held rows) x (blocked movers),
-    after one pass to find the latter."""
+    A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose answers
+    `vel` or whose body's velocity `body_vel` (n, 3) [m/s] have been slower than `BLOCKED` of its preferred
+    speed for `MAKE_WAY_AFTER` seconds in a row (`blocked_s` (n,) [s] counts, tick by tick of `dt` [s]; the
+    body too: a mover pressed into a wall beside a parked row was answered its full speed into the wall,
+    stood, and never counted as blocked). A parked or held row j ahead of such a mover i (in front of i's
+    preferred direction, within both radii and `MAKE_WAY_GAP`, and not bound for i's own `destination` (n, 3)
+    [m]: j's is `PARK_RADIUS` or more from it; a crowd converging on one point is not in its way, and the
+    behaviour's crowded-goal rule deals with that, while rows parked at their own goals next to i's, a
+    formation's slots, stood in the way of those bound for the slots behind them) prefers, this tick, to walk
+    square to i's way at its own top speed, on the side of it where it stands (to i's left when dead ahead: i
+    keeps right), and is marked in `aside` (n,) so it moves by its answer. Two parked agents a row apart
+    leave less than a body's width between them, and ORCA stops a mover there for good (its answer is to
+    stand, theirs to stay); now they part, and their paths bring them back once it has passed. Rows a gate
+    holds wait where those that came through it walk on (the mouth of a doorway, on the way back to where the
+    waiting ones came from), and stood there in the same deadlock: they step aside the same way (`npc-ai
+    bench crowd` doorway: 28 -> 39 of 40 arrive). A row whose body has not moved for `MAKE_WAY_AFTER` seconds
+    while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps to the other side from then on (`flip`
+    (n,) bool), until it is no longer asked: a parked NPC that stepped into the wall it stood by held a mover
+    there for good (doorway, a late agent walking along the inner wall). The nearest blocked mover decides;
+    the loop is (parked and held rows) x (blocked movers), after one pass to find the latter."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
