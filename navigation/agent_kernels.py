@@ -507,6 +507,8 @@ def warm_up() -> None:
     off_path_rows(one, f3, yes, yes, one + 1, pts, f + 1, one.copy())
     passed_rows(one, f3, yes, one + 1, one + 2, pts, f.copy(), one.copy())
     past_corner(pts[0], 1, 2, f3[0], 0.0)
+    past_corner(pts[0], 1, 2, f3[0])  # NavAgent's call: the default `near` is its own signature
+    path_tail(pts[0])
     advance(pts[0], tail[0], 2, 1, True, False, np.zeros(3), np.zeros(3), 0.1, 1.0, 1.0, 0.0, True,
             corridors[0], 2, 0, edges, planes)  # fmt: skip
     speed_limit(pts[0], 2, 1, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, True)
