@@ -132,6 +132,12 @@ def gather_rows(
 
 
 @njit(cache=True)
+def _held_for(seconds: float, held: bool, dt: float) -> float:
+    """A timer [s] of how long a condition has held in a row: `dt` [s] more while it holds, else 0."""
+    return seconds + dt if held else 0.0
+
+
+@njit(cache=True)
 def make_way(
     n: int,
     dt: float,
@@ -181,10 +187,7 @@ def make_way(
         speed = math.hypot(pref[i, 0], pref[i, 1])
         mover = on_path[i] and moving[i] and not parked[i] and not held[i] and speed > MOVING
         going = min(math.hypot(vel[i, 0], vel[i, 1]), math.hypot(body_vel[i, 0], body_vel[i, 1]))
-        if mover and going < BLOCKED * speed:
-            blocked_s[i] += dt
-        else:
-            blocked_s[i] = 0.0
+        blocked_s[i] = _held_for(blocked_s[i], mover and going < BLOCKED * speed, dt)
         if blocked_s[i] >= MAKE_WAY_AFTER:
             blocked[b] = i
             b += 1
@@ -210,10 +213,8 @@ def make_way(
         if best == math.inf:
             stuck_aside_s[j], flip[j] = 0.0, False
             continue
-        if math.hypot(body_vel[j, 0], body_vel[j, 1]) < BLOCKED * top[j]:
-            stuck_aside_s[j] += dt
-        else:
-            stuck_aside_s[j] = 0.0
+        still = math.hypot(body_vel[j, 0], body_vel[j, 1]) < BLOCKED * top[j]
+        stuck_aside_s[j] = _held_for(stuck_aside_s[j], still, dt)
         if stuck_aside_s[j] >= MAKE_WAY_AFTER:  # that side is shut (a wall, others): try the other one
             flip[j], stuck_aside_s[j] = not flip[j], 0.0
         if flip[j]:
