@@ -25,6 +25,7 @@ forget_stale_kernels(__file__, ("navigation.avoidance_rules",))  # compiled into
 
 EPS = 1e-9  # two boundary directions are parallel below this |det| (unit vectors)
 MAX_WALL_LINES = 32  # wall half-planes kept per agent (the nearest uncovered segments)
+ACROSS = math.sqrt(0.5)  # `wall_room`: walls whose normals oppose by more than 45 degrees face each other
 MAX_CONTACTS = 32  # contact half-planes kept per agent (agents within one tick's reach)
 CELLS_PER_RANGE = 6  # the agent grid's cells are the neighbour distance over this wide (`agent_grid`)
 MIN_CELL = 0.5  # [m] and at least this
@@ -311,6 +312,56 @@ def _wall_lines(
         lines[count, 2], lines[count, 3] = ny_, -nx_
         count += 1
     return count
+
+
+@njit(cache=True)
+def wall_room(
+    px: float,
+    py: float,
+    pz: float,
+    reach: float,
+    height_range: float,
+    use_z: bool,
+    wall_a: np.ndarray,
+    wall_b: np.ndarray,
+    wall_z: np.ndarray,
+    grid: np.ndarray,
+    w_shape: np.ndarray,
+    w_start: np.ndarray,
+    w_items: np.ndarray,
+) -> tuple[float, float, float, float]:
+    """The room between the walls around (px, py, pz) [m], looking `reach` [m] far: (the distance to the
+    nearest wall [m], the unit normal (x, y) from it toward the point, the distance to the nearest wall
+    across from it (its normal at least 45 degrees past square to the first's: the other side of a
+    corridor) [m]); distances are inf where there is none. With `use_z`, walls more than `height_range`
+    [m] above or below pz are not there (another floor). The wall grid is `avoid_rows`'."""
+    ox, oy, cell = grid[0], grid[1], grid[2]
+    nx, ny = w_shape[0], w_shape[1]
+    i0 = max(0, math.floor((px - reach - ox) / cell))
+    i1 = min(nx - 1, math.floor((px + reach - ox) / cell))
+    j0 = max(0, math.floor((py - reach - oy) / cell))
+    j1 = min(ny - 1, math.floor((py + reach - oy) / cell))
+    near, far, mx, my = math.inf, math.inf, 0.0, 0.0
+    for rep in range(2):  # the nearest wall, then the nearest across from it
+        for j in range(j0, j1 + 1):
+            for ii in range(i0, i1 + 1):
+                c = ii + nx * j
+                for t in range(w_start[c], w_start[c + 1]):
+                    k = w_items[t]
+                    ax, ay, bx, by = wall_a[k, 0], wall_a[k, 1], wall_b[k, 0], wall_b[k, 1]
+                    d, s, cx, cy = _segment_distance(ax, ay, bx, by, px, py)
+                    if d >= reach or d <= 1e-9:
+                        continue
+                    if use_z and abs(pz - (wall_z[k, 0] + s * (wall_z[k, 1] - wall_z[k, 0]))) > height_range:
+                        continue
+                    ux, uy = (px - cx) / d, (py - cy) / d
+                    if rep == 0 and d < near:
+                        near, mx, my = d, ux, uy
+                    elif rep == 1 and ux * mx + uy * my < -ACROSS and d < far:
+                        far = d
+        if near == math.inf:
+            break
+    return near, mx, my, far
 
 
 @njit(cache=True)

@@ -41,7 +41,13 @@ somewhere else than that row, steps square off that mover's way at its top speed
 blocks it (to the other side once its body has not moved for a second there: a wall;
 `crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave less than a
 body's width between them, and ORCA's answer to the mover there is to stand for good while theirs is to
-stay.
+stay. Two blocked movers head-on both turn right (`crowd_kernels.pass_head_on`).
+
+A row parked in a narrow place (room for two to three bodies abreast at its path's end) stands by the
+nearest wall, its end moved toward it by up to its radius (`crowd_kernels.stand_by_walls`, once it is
+within a radius of the end): the others pass in the middle. In the corridor's goal formation, two rows
+parked across the 3 m corridor left 0.3 m where a late agent bound deeper needed 0.8 m, and each of them
+waited for a parked pair to part (`npc-ai bench crowd` corridor, issue layout: 54.0 -> 28.0 s).
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.
@@ -66,6 +72,7 @@ from npc_ai.body.crowd_kernels import (
     gather_rows,
     make_way,
     scatter_rows,
+    stand_by_walls,
     steer_rows,
 )
 
@@ -121,7 +128,9 @@ class Crowd:
         self._gate_green = np.zeros(self.gates.count)  # [s] how long the owner has had it
         self.held = np.zeros(n, dtype=bool)  # the rows a gate held this tick
         self.parked = np.zeros(n, dtype=bool)  # the path rows at their path's end this tick (they yield)
-        self.aside = np.zeros(n, dtype=bool)  # the parked rows stepping out of a blocked mover's way
+        # the rows stepping aside: parked ones out of a blocked mover's way or to a narrow place's wall, and
+        # blocked movers head-on past each other (they move by their answers)
+        self.aside = np.zeros(n, dtype=bool)
         self._blocked_s = np.zeros(n)  # [s] how long each row has been a blocked mover (`make_way`)
         self._stuck_aside_s = np.zeros(n)  # [s] how long each row has stepped aside without moving
         self._flip = np.zeros(n, dtype=bool)  # the rows stepping aside to the other side
@@ -229,6 +238,11 @@ class Crowd:
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
                 self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._flip,
+            )  # fmt: skip
+            stand_by_walls(
+                len(self.parked), self._positions, self._pref, self._radii, self._top, self.parked,
+                self.aside, agents.path_len, agents.path_corners, self._params, w.a, w.b, w.z,
+                self._wall_params, w.shape, w.cell_start, w.cell_items,
             )  # fmt: skip
             answer = self.solver(
                 self._positions,

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from navigation.avoidance_kernels import avoid_rows
+from navigation.avoidance_kernels import avoid_rows, wall_room
 from navigation.crowd_gates import GO_PRIORITY, HOLD, MAX_GREEN, REACH, YIELD_PRIORITY, gate_rows
 from navigation.kernel_cache import forget_stale_kernels
 
@@ -37,6 +37,10 @@ PARKED_SHARE = 0.25  # a parked row's priority is its own times this: the passin
 MAKE_WAY_GAP = 0.3  # [m] a parked row this close (surface to surface) ahead of a blocked mover steps aside
 BLOCKED = 0.5  # a moving path row answered slower than this share of its preferred speed is blocked
 MAKE_WAY_AFTER = 1.0  # [s] a mover blocked this long in a row has parked rows in its way step aside
+HEAD_ON_TURN = math.radians(45.0)  # two blocked movers head-on walk this far to the right of their way
+NARROW_BODIES = 3.0  # a place with less room across than this many bodies abreast is narrow
+WALL_GAP = 0.05  # [m] a row parked in a narrow place stands this far from the nearest wall
+WALL_TIME = 0.5  # [s] and walks there within about this long
 
 
 @njit(cache=True)
@@ -157,8 +161,8 @@ def make_way(
     stuck_aside_s: np.ndarray,
     flip: np.ndarray,
 ) -> int:
-    """Parked rows, and rows a gate holds, step out of the way of the movers they block; returns how many
-    do.
+    """Parked rows, and rows a gate holds, step out of the way of the movers they block, and blocked movers
+    head-on pass each other; returns how many rows do either.
 
     A blocked mover is a path row that means to move, is neither parked nor held by a gate, and whose answers
     `vel` or whose body's velocity `body_vel` (n, 3) [m/s] have been slower than `BLOCKED` of its preferred
@@ -179,7 +183,8 @@ def make_way(
     while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps to the other side from then on (`flip`
     (n,) bool), until it is no longer asked: a parked NPC that stepped into the wall it stood by held a mover
     there for good (doorway, a late agent walking along the inner wall). The nearest blocked mover decides;
-    the loop is (parked and held rows) x (blocked movers), after one pass to find the latter."""
+    the loop is (parked and held rows) x (blocked movers), after one pass to find the latter. Then
+    `pass_head_on` for the blocked movers no row stepped aside for."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
@@ -222,6 +227,46 @@ def make_way(
         pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
         aside[j] = True
         count += 1
+    return count + pass_head_on(blocked[:b], positions, pref, radii, top, aside)
+
+
+@njit(cache=True)
+def pass_head_on(
+    blocked: np.ndarray, positions: np.ndarray, pref: np.ndarray, radii: np.ndarray, top: np.ndarray,
+    aside: np.ndarray,
+) -> int:  # fmt: skip
+    """Two blocked movers (rows `blocked`) head-on, each ahead of the other within both radii and
+    `MAKE_WAY_GAP` and meaning to go opposite ways, both walk `HEAD_ON_TURN` to the right of their way at
+    their top speed this tick (their `pref` rewritten, marked in `aside` so they move by their answers);
+    returns how many do. The rows go in order, and a row already turned counts with its new way: once one
+    of a pair has turned, the other turns too only if they are still head-on (two agents swapping places
+    across a corridor no longer are, and one of them stepping off the line is enough). In a corridor
+    whose parked rows stand by the walls (`stand_by_walls`) one body fits between them: two movers that
+    met there, or two swapping places between two rows, stood for good (ORCA's answer to both is to
+    stand); turning right, they go round each other where the rows leave a gap (`npc-ai bench crowd`
+    corridor, 60 moved layouts: all 40 arrived in 50 -> 56 of them; turning both of a pair whatever the
+    first did: 54, with one gridlock of the passing itself)."""
+    count = 0
+    c, s = math.cos(HEAD_ON_TURN), math.sin(HEAD_ON_TURN)
+    for i in blocked:
+        if aside[i]:
+            continue
+        for j in blocked:
+            if j == i:
+                continue
+            ex, ey = positions[j, 0] - positions[i, 0], positions[j, 1] - positions[i, 1]
+            if math.hypot(ex, ey) >= radii[i] + radii[j] + MAKE_WAY_GAP:
+                continue
+            if ex * pref[i, 0] + ey * pref[i, 1] <= 0.0 or ex * pref[j, 0] + ey * pref[j, 1] >= 0.0:
+                continue  # not each in the other's way
+            if pref[i, 0] * pref[j, 0] + pref[i, 1] * pref[j, 1] >= 0.0:
+                continue  # not going opposite ways
+            speed = math.hypot(pref[i, 0], pref[i, 1])
+            ux, uy = pref[i, 0] / speed * top[i], pref[i, 1] / speed * top[i]
+            pref[i, 0], pref[i, 1] = c * ux + s * uy, -s * ux + c * uy
+            aside[i] = True
+            count += 1
+            break
     return count
 
 
@@ -291,6 +336,67 @@ def scatter_rows(
             if speed > MOVING:  # stopped: keep the heading it had
                 free_heading[i] = math.atan2(vy, vx)
     return m
+
+
+@njit(cache=True)
+def stand_by_walls(
+    n: int,
+    positions: np.ndarray,
+    pref: np.ndarray,
+    radii: np.ndarray,
+    top: np.ndarray,
+    parked: np.ndarray,
+    aside: np.ndarray,
+    path_len: np.ndarray,
+    path_corners: np.ndarray,
+    params: np.ndarray,
+    wall_a: np.ndarray,
+    wall_b: np.ndarray,
+    wall_z: np.ndarray,
+    wall_params: np.ndarray,
+    w_shape: np.ndarray,
+    w_start: np.ndarray,
+    w_items: np.ndarray,
+) -> int:
+    """Rows parked in a narrow place stand by its nearest wall; returns how many do.
+
+    A parked row that is not stepping aside (`aside` (n,) bool) and is within its radius (and `WALL_GAP`)
+    of its path's end (`path_corners`, `path_len`), where there is less room across than `NARROW_BODIES`
+    bodies abreast but at least two (`wall_room`, the crowd's walls: the navmesh's boundary, which the
+    agents' centres reach; one body abreast leaves no room to pass it anyway), prefers this tick to walk to
+    that end moved toward its nearest wall, by up to its radius and to `WALL_GAP` from the wall, within
+    about `WALL_TIME` (at most its top speed), and is marked in `aside` so it moves by its answer. Movers
+    then pass in the middle: two rows parked a body apart across a 3 m corridor stood 1.1 m apart, and a
+    body needs 1.6 m there; by the walls they leave 1.9 m (`npc-ai bench crowd` corridor: those bound for
+    the deepest slots waited for the others to part, issue layout 54.0 -> 28.1 s). Farther from its end a
+    row goes there first: heading for the wall as soon as it was parked (1 m out), it stood where its
+    neighbours in the formation did, short of its goal for good (corridor, 60 moved layouts, with an
+    earlier `make_way`: all 40 arrived in 51 -> 53 of them). params[3] and wall_params[6]: `avoid_rows`'
+    height range [m] and whether the walls have heights."""
+    count = 0
+    for i in range(n):
+        end = path_len[i] - 1
+        if not parked[i] or aside[i] or end < 0:
+            continue
+        ex, ey, ez = path_corners[i, end, 0], path_corners[i, end, 1], path_corners[i, end, 2]
+        if math.hypot(ex - positions[i, 0], ey - positions[i, 1]) > radii[i] + WALL_GAP:
+            continue  # to its end first
+        narrow = NARROW_BODIES * 2.0 * radii[i]
+        near, nx, ny, far = wall_room(
+            ex, ey, ez, narrow, params[3], wall_params[6] > 0.5, wall_a, wall_b, wall_z, wall_params, w_shape,
+            w_start, w_items,
+        )  # fmt: skip
+        room = near + far
+        if room >= narrow or room < 4.0 * radii[i] or near <= WALL_GAP:
+            continue
+        shift = min(near - WALL_GAP, radii[i])
+        tx, ty = ex - shift * nx - positions[i, 0], ey - shift * ny - positions[i, 1]
+        dist = math.hypot(tx, ty)
+        speed = min(top[i], dist / WALL_TIME) if dist > 1e-9 else 0.0
+        pref[i, 0], pref[i, 1] = (tx / dist * speed, ty / dist * speed) if speed > 0.0 else (0.0, 0.0)
+        aside[i] = True
+        count += 1
+    return count
 
 
 @njit(cache=True)
@@ -387,9 +493,10 @@ def steer_rows(
     (with its scratch row_gate, row_dir, row_inside); has_path, is_stopped, corner, path_len, path_corners:
     the agents' paths (`navigation.agent_batch.AgentBatch`); parked (n,) bool written: the path rows
     standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`); aside (n,) bool
-    written: the parked rows stepping out of a blocked mover's way (`make_way`, which keeps each row's
-    blocked time in blocked_s (n,) [s], and the time it stepped aside without moving, stuck_aside_s (n,)
-    [s], and which side it steps to, flip (n,) bool)."""
+    written: the rows stepping aside: parked rows out of a blocked mover's way, and blocked movers past
+    each other (`make_way`, which keeps each row's blocked time in blocked_s (n,) [s], and the time it
+    stepped aside without moving, stuck_aside_s (n,) [s], and which side it steps to, flip (n,) bool), and
+    rows parked in a narrow place to its wall (`stand_by_walls`)."""
     n = feet.shape[0]
     cell = gather_rows(
         dt, feet, body_vel, before, next_position, top_speed, agent_radius, path_rows, free, free_speed,
@@ -410,6 +517,10 @@ def steer_rows(
     make_way(
         n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside,
         body_vel, stuck_aside_s, flip,
+    )  # fmt: skip
+    stand_by_walls(
+        n, positions, pref, radii, top, parked, aside, path_len, path_corners, params, wall_a, wall_b, wall_z,
+        wall_params, w_shape, w_start, w_items,
     )  # fmt: skip
     avoid_rows(
         positions, z, vel, pref, radii, top, prio, params, max_neighbours, True, wall_a, wall_b, wall_z,

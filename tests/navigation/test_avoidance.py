@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from navigation import CrowdError, build_navmesh
 from navigation.avoidance import AvoidanceSettings, Walls, avoid
+from navigation.avoidance_kernels import wall_room
 from navigation.avoidance_rules import along_walls, keep_right, narrow_turn
 
 DT = 0.05
@@ -410,3 +411,57 @@ def test_a_keep_right_turn_into_a_touched_wall_runs_along_it(turn_deg: float, ex
     else:
         assert out == pytest.approx((1.4 * expected[0], 1.4 * expected[1]), abs=1e-9)
     assert along_walls(0.0, 0.5, 1.4, 0.0, *k, planes, 1, 0.05) == pytest.approx(k, abs=1e-12)
+
+
+def _room(walls: Walls, p, reach: float = 5.0, use_z: bool = False):  # type: ignore[no-untyped-def]
+    grid = np.array([walls.origin[0], walls.origin[1], walls.cell_size])
+    x, y, z = (list(p) + [0.0])[:3]
+    return wall_room(
+        x, y, z, reach, 1.0, use_z, walls.a, walls.b, walls.z, grid, walls.shape, walls.cell_start,
+        walls.cell_items,
+    )  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-40.0, 40.0), st.floats(-1.4, 1.4), st.floats(0.5, 3.0))
+def test_wall_room_across_a_corridor(x: float, y: float, half: float) -> None:
+    """Between two parallel walls 2 * half apart: the nearer one, its normal toward the point, and the
+    other one across; beyond reach, none."""
+    y = y * half / 1.5
+    walls = Walls.from_segments([[-50.0, -half], [-50.0, half]], [[50.0, -half], [50.0, half]], cell_size=1.0)
+    near, nx, ny, far = _room(walls, (x, y))
+    below, above = y + half, half - y
+    assert near == pytest.approx(min(below, above), abs=1e-9)
+    assert far == pytest.approx(max(below, above), abs=1e-9)
+    assert (nx, ny) == pytest.approx((0.0, 1.0 if below <= above else -1.0))
+    near, _, _, far = _room(walls, (x, y), reach=min(below, above) - 1e-6)
+    assert near == np.inf and far == np.inf
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_wall_room_finds_the_nearest_segment_a_brute_force_search_finds(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-5.0, 5.0, (12, 2))
+    b = a + rng.uniform(-3.0, 3.0, (12, 2))
+    walls = Walls.from_segments(a, b, cell_size=1.3)
+    p = rng.uniform(-5.0, 5.0, 2)
+    t = np.clip(np.einsum("ij,ij->i", p - a, b - a) / np.einsum("ij,ij->i", b - a, b - a), 0.0, 1.0)
+    closest = a + t[:, None] * (b - a)
+    d = np.hypot(*(p - closest).T)
+    near, nx, ny, far = _room(walls, p, reach=4.0)
+    if d.min() >= 4.0:
+        assert near == np.inf
+        return
+    assert near == pytest.approx(d.min())
+    k = int(np.argmin(d))
+    np.testing.assert_allclose((nx, ny), (p - closest[k]) / d[k])
+    across = [d[j] for j in range(12) if d[j] < 4.0 and ((p - closest[j]) / d[j]) @ (nx, ny) < -np.sqrt(0.5)]
+    assert far == pytest.approx(min(across)) if across else far == np.inf
+
+
+def test_wall_room_ignores_walls_on_other_floors() -> None:
+    walls = Walls.from_segments([[-5.0, 1.0, 3.0], [-5.0, -1.0, 0.0]], [[5.0, 1.0, 3.0], [5.0, -1.0, 0.0]])
+    assert _room(walls, (0.0, 0.5, 0.0))[0] == pytest.approx(0.5)  # flat: the wall above counts
+    near, nx, ny, far = _room(walls, (0.0, 0.5, 0.0), use_z=True)  # 3 m up: another floor
+    assert (near, nx, ny, far) == pytest.approx((1.5, 0.0, 1.0, np.inf))

@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 
 from navigation.agent import AgentSettings
-from navigation.avoidance import AvoidanceResult, AvoidanceSettings
+from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls
 from navigation.query import NavMeshQuery
 from npc_ai.body.batch import LocomotionBatch
-from npc_ai.body.crowd_kernels import MAKE_WAY_AFTER, make_way
+from npc_ai.body.crowd_kernels import (
+    HEAD_ON_TURN,
+    MAKE_WAY_AFTER,
+    WALL_GAP,
+    make_way,
+    stand_by_walls,
+)
 from npc_ai.levels.navmesh import scene_navmesh
 from scenes import World, load_scene
 
@@ -283,3 +289,95 @@ def test_make_way_a_row_whose_body_cannot_step_aside_tries_the_other_side() -> N
     a["vel"][0] = (1.0, 0.0)  # the mover walks on
     a["body_vel"][0] = (1.0, 0.0, 0.0)
     assert _make_way(a, DT) == 0 and not a["flip"][1] and a["stuck_aside_s"][1] == 0.0
+
+
+@pytest.mark.parametrize(
+    "b_at, b_pref, turned",
+    [
+        ((0.9, 0.2), (-1.0, 0.0), (True, True)),  # head-on: both turn
+        ((0.7, 0.5), (-0.6, -0.8), (True, False)),  # swapping places across: row 0 turning is enough
+        ((0.9, 0.2), (1.0, 0.0), (False, False)),  # the same way: a queue, not a standoff
+        ((0.9, 0.2), (0.0, 1.0), (False, False)),  # crossing
+        ((1.3, 0.0), (-1.0, 0.0), (False, False)),  # beyond both radii and the gap
+    ],
+)
+def test_make_way_blocked_movers_head_on_turn_right(b_at, b_pref, turned) -> None:  # type: ignore[no-untyped-def]
+    """Two movers blocked for a second, each in the other's way and meaning to go opposite ways: row 0
+    walks `HEAD_ON_TURN` to the right of its way at its top speed, and row 1 too if, with row 0's new
+    way, they are still head-on; other blocked pairs are left alone."""
+    a = _rows(2)
+    ways = np.array([(1.0, 0.0), b_pref])
+    a["pref"][:] = ways
+    a["positions"][1, :2] = b_at
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == sum(turned)
+    np.testing.assert_array_equal(a["aside"], turned)
+    c, s = np.cos(HEAD_ON_TURN), np.sin(HEAD_ON_TURN)
+    for i in range(2):
+        if turned[i]:
+            u = ways[i] / np.hypot(*ways[i]) * 1.2
+            np.testing.assert_allclose(a["pref"][i], (c * u[0] + s * u[1], -s * u[0] + c * u[1]), atol=1e-12)
+        else:
+            np.testing.assert_array_equal(a["pref"][i], ways[i])
+
+
+def _stand(walls, positions, ends, parked=None, aside=None, top: float = 1.2):  # type: ignore[no-untyped-def]
+    """stand_by_walls for rows at `positions` parked for path ends `ends` (radius 0.4 m); returns
+    (count, pref, aside)."""
+    n = len(positions)
+    pos = np.zeros((n, 3))
+    pos[:, :2] = positions
+    corners = np.zeros((n, 2, 3))
+    corners[:, 1, :2] = ends
+    pref = np.full((n, 2), 0.3)
+    parked = np.ones(n, bool) if parked is None else np.asarray(parked)
+    aside = np.zeros(n, bool) if aside is None else np.asarray(aside)
+    params = np.zeros(11)
+    params[3] = 1.0
+    wall_params = np.array([walls.origin[0], walls.origin[1], walls.cell_size, 0.0, 0.0, 1.0, 0.0, 0.0])
+    count = stand_by_walls(
+        n, pos, pref, np.full(n, 0.4), np.full(n, top), parked, aside, np.full(n, 2), corners, params,
+        walls.a, walls.b, walls.z, wall_params, walls.shape, walls.cell_start, walls.cell_items,
+    )  # fmt: skip
+    return count, pref, aside
+
+
+def _corridor(width: float):  # type: ignore[no-untyped-def]
+    """A corridor along x whose centre-line room (the navmesh's boundary) is `width` [m] across."""
+    h = width / 2
+    return Walls.from_segments([[-20.0, -h], [20.0, h]], [[20.0, -h], [-20.0, h]], cell_size=1.0)
+
+
+def test_rows_parked_in_a_narrow_corridor_walk_to_its_walls() -> None:
+    """In the corridor's 2.2 m (a 3 m corridor for 0.4 m agents), rows parked for slots 0.55 m off the
+    middle walk to their slots moved a radius toward the nearer wall (0.95 m off the middle), at most at
+    their top speed; one exactly in the middle goes to one of the walls; a mover may then pass between."""
+    walls = _corridor(2.2)
+    ends = [(0.0, 0.55), (1.0, -0.55), (3.0, 0.0)]
+    count, pref, aside = _stand(walls, ends, ends)
+    assert count == 3 and aside.all()
+    np.testing.assert_allclose(pref[0], (0.0, 0.8))  # 0.4 m in 0.5 s: 0.8 m/s
+    np.testing.assert_allclose(pref[1], (0.0, -0.8))
+    assert abs(pref[2, 1]) == pytest.approx(0.8) and pref[2, 0] == pytest.approx(0.0)
+    count, pref, _ = _stand(walls, [(0.0, 0.9)], [(0.0, 0.55)])
+    np.testing.assert_allclose(pref[0], (0.0, 0.1))  # nearly there: slows in
+    count, pref, _ = _stand(walls, [(0.0, 0.55)], [(0.0, 0.55)], top=0.5)
+    np.testing.assert_allclose(pref[0], (0.0, 0.5))  # no faster than its top speed
+    count, pref, _ = _stand(walls, [(0.0, 0.95)], [(0.0, 0.95)])  # a slot by the wall: to WALL_GAP from it
+    assert count == 1
+    np.testing.assert_allclose(pref[0], (0.0, (1.1 - WALL_GAP - 0.95) / 0.5))
+
+
+@pytest.mark.parametrize(
+    "width, at, end, parked, aside",
+    [
+        (3.0, (0.0, 0.5), (0.0, 0.5), True, False),  # room for three bodies abreast: not narrow
+        (1.5, (0.0, 0.2), (0.0, 0.2), True, False),  # less than two: nobody passes it anyway
+        (2.2, (0.0, 0.55), (0.0, 0.55), False, False),  # a mover
+        (2.2, (0.0, 0.55), (0.0, 0.55), True, True),  # stepping out of a blocked mover's way already
+        (2.2, (0.0, -0.2), (0.0, 0.55), True, False),  # parked, but 0.75 m from its end: there first
+    ],
+)
+def test_stand_by_walls_leaves_alone(width: float, at, end, parked: bool, aside: bool) -> None:  # type: ignore[no-untyped-def]
+    count, pref, _ = _stand(_corridor(width), [at], [end], [parked], [aside])
+    assert count == 0
+    np.testing.assert_array_equal(pref, [(0.3, 0.3)])
