@@ -231,6 +231,20 @@ def _insert_sorted(keys: np.ndarray, vals: np.ndarray, count: int, cap: int, key
 
 
 @njit(cache=True)
+def _cells_within(
+    px: float, py: float, reach: float, grid: np.ndarray, w_shape: np.ndarray
+) -> tuple[int, int, int, int]:
+    """The wall grid's cells (i0..i1, j0..j1, inclusive) within `reach` [m] of (px, py) along x and y."""
+    ox, oy, cell = grid[0], grid[1], grid[2]
+    nx, ny = w_shape[0], w_shape[1]
+    i0 = max(0, math.floor((px - reach - ox) / cell))
+    i1 = min(nx - 1, math.floor((px + reach - ox) / cell))
+    j0 = max(0, math.floor((py - reach - oy) / cell))
+    j1 = min(ny - 1, math.floor((py + reach - oy) / cell))
+    return i0, i1, j0, j1
+
+
+@njit(cache=True)
 def _wall_lines(
     i: int,
     px: float,
@@ -259,12 +273,8 @@ def _wall_lines(
 ) -> int:
     """Write agent i's wall half-planes into `lines` (nearest segment first, segments behind an earlier
     plane skipped); their count. See `navigation.avoidance` for the formulation and why it is sound."""
-    ox, oy, cell = grid[0], grid[1], grid[2]
-    nx, ny = w_shape[0], w_shape[1]
-    i0 = max(0, math.floor((px - reach - ox) / cell))
-    i1 = min(nx - 1, math.floor((px + reach - ox) / cell))
-    j0 = max(0, math.floor((py - reach - oy) / cell))
-    j1 = min(ny - 1, math.floor((py + reach - oy) / cell))
+    nx = w_shape[0]
+    i0, i1, j0, j1 = _cells_within(px, py, reach, grid, w_shape)
     cap = cand_d.shape[0]
     found = 0
     for j in range(j0, j1 + 1):
@@ -335,12 +345,8 @@ def wall_room(
     across from it (its normal at least 45 degrees past square to the first's: the other side of a
     corridor) [m]); distances are inf where there is none. With `use_z`, walls more than `height_range`
     [m] above or below pz are not there (another floor). The wall grid is `avoid_rows`'."""
-    ox, oy, cell = grid[0], grid[1], grid[2]
-    nx, ny = w_shape[0], w_shape[1]
-    i0 = max(0, math.floor((px - reach - ox) / cell))
-    i1 = min(nx - 1, math.floor((px + reach - ox) / cell))
-    j0 = max(0, math.floor((py - reach - oy) / cell))
-    j1 = min(ny - 1, math.floor((py + reach - oy) / cell))
+    nx = w_shape[0]
+    i0, i1, j0, j1 = _cells_within(px, py, reach, grid, w_shape)
     near, far, mx, my = math.inf, math.inf, 0.0, 0.0
     for rep in range(2):  # the nearest wall, then the nearest across from it
         for j in range(j0, j1 + 1):
