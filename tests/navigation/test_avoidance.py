@@ -429,11 +429,14 @@ def test_wall_room_across_a_corridor(x: float, y: float, half: float) -> None:
     other one across; beyond reach, none."""
     y = y * half / 1.5
     walls = Walls.from_segments([[-50.0, -half], [-50.0, half]], [[50.0, -half], [50.0, half]], cell_size=1.0)
-    near, nx, ny, far = _room(walls, (x, y))
+    near, nx, ny, far = _room(walls, (x, y), reach=2.0 * half + 1.0)
     below, above = y + half, half - y
     assert near == pytest.approx(min(below, above), abs=1e-9)
     assert far == pytest.approx(max(below, above), abs=1e-9)
     assert (nx, ny) == pytest.approx((0.0, 1.0 if below <= above else -1.0))
+    if max(below, above) - min(below, above) > 1e-3:  # the far wall beyond reach: the near one alone
+        near, _, _, far = _room(walls, (x, y), reach=0.5 * (below + above))
+        assert near == pytest.approx(min(below, above), abs=1e-9) and far == np.inf
     near, _, _, far = _room(walls, (x, y), reach=min(below, above) - 1e-6)
     assert near == np.inf and far == np.inf
 
