@@ -47,7 +47,7 @@ A row parked in a narrow place (room for two to three bodies abreast at its path
 nearest wall, its end moved toward it by up to its radius (`crowd_kernels.stand_by_walls`, once it is
 within a radius of the end): the others pass in the middle. In the corridor's goal formation, two rows
 parked across the 3 m corridor left 0.3 m where a late agent bound deeper needed 0.8 m, and each of them
-waited for a parked pair to part (`npc-ai bench crowd` corridor, issue layout: 54.0 -> 28.0 s).
+waited for a parked pair to part (`npc-ai bench crowd` corridor, issue layout: 54.0 -> 28.1 s).
 
 Priorities (`priority`, per row, set by the simulation from the behaviour states) split the work between
 two movers: a chasing guard with priority 4 leaves a wanderer with priority 1 four fifths of the swerve.

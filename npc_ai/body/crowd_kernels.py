@@ -39,6 +39,7 @@ BLOCKED = 0.5  # a moving path row answered slower than this share of its prefer
 MAKE_WAY_AFTER = 1.0  # [s] a mover blocked this long in a row has parked rows in its way step aside
 HEAD_ON_TURN = math.radians(45.0)  # two blocked movers head-on walk this far to the right of their way
 NARROW_BODIES = 3.0  # a place with less room across than this many bodies abreast is narrow
+PASS_BODIES = 2.0  # and with less than this many, nobody passes a row standing there anyway
 WALL_GAP = 0.05  # [m] a row parked in a narrow place stands this far from the nearest wall
 WALL_TIME = 0.5  # [s] and walks there within about this long
 
@@ -362,8 +363,9 @@ def stand_by_walls(
 
     A parked row that is not stepping aside (`aside` (n,) bool) and is within its radius (and `WALL_GAP`)
     of its path's end (`path_corners`, `path_len`), where there is less room across than `NARROW_BODIES`
-    bodies abreast but at least two (`wall_room`, the crowd's walls: the navmesh's boundary, which the
-    agents' centres reach; one body abreast leaves no room to pass it anyway), prefers this tick to walk to
+    bodies abreast but at least `PASS_BODIES` (`wall_room`, the crowd's walls: the navmesh's boundary,
+    which the agents' centres reach; one body abreast leaves no room to pass it anyway), prefers this tick
+    to walk to
     that end moved toward its nearest wall, by up to its radius and to `WALL_GAP` from the wall, within
     about `WALL_TIME` (at most its top speed), and is marked in `aside` so it moves by its answer. Movers
     then pass in the middle: two rows parked a body apart across a 3 m corridor stood 1.1 m apart, and a
@@ -387,7 +389,7 @@ def stand_by_walls(
             w_start, w_items,
         )  # fmt: skip
         room = near + far
-        if room >= narrow or room < 4.0 * radii[i] or near <= WALL_GAP:
+        if room >= narrow or room < PASS_BODIES * 2.0 * radii[i] or near <= WALL_GAP:
             continue
         shift = min(near - WALL_GAP, radii[i])
         tx, ty = ex - shift * nx - positions[i, 0], ey - shift * ny - positions[i, 1]
