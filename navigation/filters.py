@@ -13,7 +13,10 @@ GROUND_AREA). `NavMeshQuery.find_path(start, goal, filter=...)` then searches:
   `PathResult.exact` False, `PathResult.cost` set): Dijkstra over points on the portals (their ends plus
   points every `sample_spacing` metres) joined within each polygon, then the exact funnel through each run
   of equal cost, then each crossing between two costs slid along its portal to the cheapest place. The
-  bound is measured in the tests (against an analytic Snell crossing and a search 8x denser).
+  exact shortest path (costs ignored), its crossings slid the same way, is the other candidate: the
+  cheaper of the two is the answer, so it is never dearer than the shortest path priced with the costs
+  (the sampled search alone was up to 0.22 % dearer). The bound is measured in the tests (against an
+  analytic Snell crossing and a search 8x denser).
 """
 
 from __future__ import annotations
@@ -266,8 +269,15 @@ def refine(mesh: NavMesh, costs: np.ndarray, pts: list[np.ndarray], polys: list[
     then each crossing between two costs slid along its portal (golden section) to the cheapest place.
 
     Returns (x, y) corners, their owners (corridor indices), the corridor, and the path's cost."""
-    runs = _runs(mesh, costs, pts, polys)
-    for _ in range(2):  # sweeps of the crossings
+    return _settle(mesh, costs, _runs(mesh, costs, pts, polys))
+
+
+def _settle(
+    mesh: NavMesh, costs: np.ndarray, runs: list[tuple[np.ndarray, np.ndarray, list[int]]], sweeps: int = 2
+) -> tuple[list[tuple[float, float]], list[int], list[int], float]:
+    """`refine` from runs of one cost: their crossings slid (`sweeps` times), then the exact funnel through
+    each run."""
+    for _ in range(sweeps):
         for k in range(1, len(runs)):
             _slide(mesh, costs, runs, k)
     xy: list[tuple[float, float]] = []
@@ -288,6 +298,48 @@ def refine(mesh: NavMesh, costs: np.ndarray, pts: list[np.ndarray], polys: list[
 def _length(corners: np.ndarray) -> float:
     d = np.diff(corners, axis=0)
     return float(np.hypot(d[:, 0], d[:, 1]).sum())
+
+
+def _plain_runs(
+    mesh: NavMesh, costs: np.ndarray, points: np.ndarray, corridor: tuple[int, ...]
+) -> list[tuple[np.ndarray, np.ndarray, list[int]]] | None:
+    """The exact (costless) path through `corridor` as runs of one cost for `_settle`, each run starting
+    where the path crosses into it; None when a crossing is not found (round-off on a degenerate portal)."""
+    xy = np.asarray(points, dtype=np.float64)[:, :2]
+    portals = corridor_portals(mesh, corridor)
+    runs: list[tuple[np.ndarray, np.ndarray, list[int]]] = []
+    start, run, seg = xy[0], [int(corridor[0])], 0
+    for k, (left, right) in enumerate(portals):
+        nxt = int(corridor[k + 1])
+        if costs[nxt] == costs[run[-1]]:
+            run.append(nxt)
+            continue
+        hit = _crossing(xy, seg, left, right)
+        if hit is None:
+            return None
+        here, seg = hit
+        runs.append((start, here, run))
+        start, run = here, [nxt]
+    runs.append((start, xy[-1], run))
+    return runs
+
+
+def _crossing(
+    xy: np.ndarray, first: int, left: np.ndarray, right: np.ndarray
+) -> tuple[np.ndarray, int] | None:
+    """Where the polyline xy, from its segment `first` on, crosses the portal left-right, and that segment."""
+    e = right - left
+    for j in range(first, xy.shape[0] - 1):
+        d = xy[j + 1] - xy[j]
+        den = d[0] * e[1] - d[1] * e[0]
+        if abs(den) < 1e-12:  # along the portal's line: the next segment crosses it
+            continue
+        w = left - xy[j]
+        t = (w[0] * e[1] - w[1] * e[0]) / den  # along the segment
+        u = (w[0] * d[1] - w[1] * d[0]) / den  # along the portal
+        if -1e-9 <= t <= 1.0 + 1e-9 and -1e-6 <= u <= 1.0 + 1e-6:
+            return left + min(max(u, 0.0), 1.0) * e, j
+    return None
 
 
 def _runs(
@@ -405,12 +457,20 @@ def filtered_path(
     last = [p for p in sub._polygons_at(end, query.height_tolerance) if allowed.sub.islands[p] == island]
     graph = allowed.graph(float(f.sample_spacing))
     found = graph.cheapest(start, first[0], end[:2].copy(), last[0]) if first and last else None
-    if found is None:  # cannot happen for points the exact search joined; keep its path, flagged
+    candidates = [] if found is None else [refine(allowed.sub, allowed.costs, *found)]
+    # the exact shortest path priced with the costs (its runs' funnels are its own pieces): where it is the
+    # cheaper, it is refined the same way, so the answer is never dearer than it
+    runs = _plain_runs(allowed.sub, allowed.costs, path.points, path.corridor)
+    if runs is not None:
+        plain = _settle(allowed.sub, allowed.costs, runs, sweeps=0)
+        if not candidates or plain[3] < candidates[0][3]:
+            candidates.append(_settle(allowed.sub, allowed.costs, runs))
+    if not candidates:  # cannot happen for points the exact search joined; keep its path, flagged
         return PathResult(
             path.status, tuple(int(ids[c]) for c in path.corridor), path.points,
             path.reason | QueryReason.AREA_COSTS, math.nan,
         )  # fmt: skip
-    xy, owners, corridor, total = refine(allowed.sub, allowed.costs, *found)
+    xy, owners, corridor, total = min(candidates, key=lambda c: c[3])
     return PathResult(
         path.status, tuple(int(ids[c]) for c in corridor), lift(allowed.sub, xy, owners, corridor),
         path.reason | QueryReason.AREA_COSTS, total,

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from nav_helpers import VisibilityGraph, free_points
 from scipy.optimize import minimize_scalar
@@ -188,6 +188,7 @@ def _strip_query() -> NavMeshQuery:
 
 @settings(max_examples=25, deadline=None)
 @given(cost=st.floats(1.0, 20.0), seed=st.integers(0, 10_000))
+@example(cost=4.0, seed=2553)  # the sampled search alone: 5.1812 against the plain path's 5.1696
 def test_the_cost_search_is_never_dearer_than_the_plain_path_or_the_detour(cost: float, seed: int) -> None:
     query = _strip_query()
     a, b = free_points(np.random.default_rng(seed), 2, FREE)
