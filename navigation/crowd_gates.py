@@ -18,10 +18,13 @@ portals of one passage merged (midpoints within `MERGE` of each other). Each tic
 - the gate belongs to one direction at a time: to the side of the nearest queued agent when it was free;
   it passes to the other side when no agent of its direction is queued or inside short of the passage's
   middle, or, while the other side waits, after `max_green` seconds once the agents already inside are
-  past the middle (no new ones enter then). One past the middle is on its way out and pushes through
-  (below) while the other side starts in: waiting until it had left the passage's zone made each change
-  of direction take 3.6-5.2 s from the last crossing to the next (`npc-ai bench crowd` doorway), now
-  2.3-3.7 s;
+  past the middle (no new ones enter then), or as soon as none of its queued agents is within `hold` +
+  `GAP_MARGIN` of the centre (a traffic light's gap-out: an agent still walking up, or pushed back along
+  the approach, kept the gate from those waiting at the hold circle; `npc-ai bench crowd` doorway, the
+  issue's layout: one held the west doorway 3.4 s with nobody crossing; 40.5 -> 36.1 s). One past the
+  middle is on its way out and pushes through (below) while the other side starts in: waiting until it
+  had left the passage's zone made each change of direction take 3.6-5.2 s from the last crossing to the
+  next (`npc-ai bench crowd` doorway), now 2.3-3.7 s;
 - the agents inside a gate, and the queued agent nearest it that the gate is for (the next one in), get
   priority `go_priority`: agents converging on a one-agent-wide mouth from both sides of it otherwise
   stop each other symmetrically;
@@ -52,6 +55,7 @@ DEPTH_MARGIN = 0.5  # [m] the zone of a gate reaches this far beyond its outermo
 REACH = 6.0  # [m] agents this close to a gate's centre whose path crosses it are queued on it
 HOLD = 3.0  # [m] held agents wait this far from the gate's centre, clear of those coming out
 MAX_GREEN = 8.0  # [s] a side keeps a gate at most this long while the other side waits
+GAP_MARGIN = 0.5  # [m] ... and only while one of its queued agents is within the hold circle plus this
 OUT_MARGIN = 1.0  # [m] an agent through a gate pushes (`GO_PRIORITY`) until this far beyond the hold circle
 YIELD_PRIORITY = 0.25  # held agents' priority (movers: 1): those coming out push through them
 GO_PRIORITY = 4.0  # the priority of the agents inside a gate and of the next one in: they push through
@@ -194,6 +198,7 @@ def gate_rows(
     inside = np.zeros((n_gates, 2), np.int64)
     nearest = np.full(n_gates, np.inf)
     nearest_dir = np.zeros(n_gates, np.int64)
+    nearest_side = np.full((n_gates, 2), np.inf)  # [g, side]: its nearest queued agent's distance [m]
     for i in range(n):
         if not (moving[i] and on_path[i]):
             continue
@@ -229,13 +234,15 @@ def gate_rows(
                 inside[g, side] += 1
         else:
             queued[g, side] += 1
+            nearest_side[g, side] = min(nearest_side[g, side], best)
             if best < nearest[g]:
                 nearest[g], nearest_dir[g] = best, row_dir[i]
     for g in range(n_gates):  # who has each gate
         d = owner[g]
         mine, theirs = (1, 0) if d > 0 else (0, 1)
-        if d != 0 and inside[g, mine] == 0 and (queued[g, mine] == 0 or green[g] > max_green):
-            d = 0  # its side is through (or has had its turn): free
+        gap = queued[g, theirs] > 0 and nearest_side[g, mine] > hold + GAP_MARGIN
+        if d != 0 and inside[g, mine] == 0 and (queued[g, mine] == 0 or green[g] > max_green or gap):
+            d = 0  # its side is through (or has had its turn, or none of it is near while others wait): free
         if d == 0 and nearest[g] < np.inf:
             d = nearest_dir[g] if owner[g] == 0 or queued[g, theirs] == 0 else -owner[g]
         if d != owner[g]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navigation.crowd_gates import HOLD, MAX_GREEN, OUT_MARGIN, REACH, Gates, find_gates, gate_rows
+from navigation.crowd_gates import (
+    GAP_MARGIN,
+    HOLD,
+    MAX_GREEN,
+    OUT_MARGIN,
+    REACH,
+    Gates,
+    find_gates,
+    gate_rows,
+)
 from navigation.navmesh import build_navmesh
 
 # two 10 x 4 m rooms (each in three strips) joined by a doorway 0.8 m wide and 1 m deep at x = 5
@@ -135,3 +144,25 @@ def test_an_agent_in_the_passage_holds_the_gate_until_it_is_past_the_middle(
     assert prio[0] == 4.0 and not held[0]
     assert owner[0] == (north if holds else -north)
     assert held[1] == holds
+
+
+@pytest.mark.parametrize("out, waiting, keeps", [(0.3, True, False), (-0.3, True, True), (0.3, False, True)])
+def test_a_side_with_no_agent_near_the_gate_gives_it_to_those_waiting(
+    gates: Gates, out: float, waiting: bool, keeps: bool
+) -> None:
+    """The gate is a's side's, but a is still `out` metres beyond the hold circle plus `GAP_MARGIN` (walking
+    up, or pushed back along the approach) while b waits at the hold circle on the other side: the gate is
+    b's at once (gap-out), not after `MAX_GREEN`. Within that distance, or with nobody waiting, a's side
+    keeps it."""
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    north = 1 if gates.axis[0, 1] > 0 else -1
+    owner[0] = north
+    a = (5.0, 4.5 - (HOLD + GAP_MARGIN + out))
+    pos, go, corridors = [a], [(0.0, 1.4)], [[SOUTH, DOOR, NORTH]]
+    if waiting:
+        pos.append((5.0, 4.5 + HOLD))
+        go.append((0.0, -1.4))
+        corridors.append([NORTH, DOOR, SOUTH])
+    _, _, held = _tick(gates, pos, go, corridors, owner, green)
+    assert owner[0] == (north if keeps else -north)
+    assert held[0] == (not keeps)  # a waits its turn now
