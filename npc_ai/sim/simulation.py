@@ -51,7 +51,7 @@ from npc_ai.sim.player import Player, PlayerController, PlayerSettings
 from npc_ai.sim.shots import fire_shots, npc_shot
 from npc_ai.sim.spawning import spread_spawns, stream, unique_names
 from npc_ai.sim.trace import Timings, Trace
-from scenes import EventLog, Scene, World, WorldSettings
+from scenes import EventLog, Scene, World, WorldSettings, groups
 
 GRID_AGENT_RADIUS = 0.3  # [m] agent radius on scenes whose navmesh is not eroded (MovingAI grids)
 
@@ -452,7 +452,10 @@ class Simulation:
             noises, self._noises = self._noises, []
             listen(world, b, noises)
         # obstacle probes for wandering NPCs whose detection timer fires (not for controlled ones: the
-        # probes serve the Wander state, which a controller replaces)
+        # probes serve the Wander state, which a controller replaces). With the crowd's avoidance on they see
+        # the level only: the avoidance steers a wanderer round the other NPCs, while a probe that saw them
+        # stopped it (a wanderer stops short of what is ahead), and wanderers that stood boxed in by each
+        # other were a quarter of the warehouse soak's stuck NPC-time
         want = b.wants_probe(t)
         want[self._controllers.rows] = False
         rows = np.flatnonzero(want)
@@ -470,6 +473,7 @@ class Simulation:
                 obstacle_range=c.obstacle_range[rows],
                 time=t,
                 edge_gaps=self._edge_gaps,  # the mesh edge: box casts see walls, the mesh sees ledges
+                mask=groups.STATIC if self.locomotion.crowd is not None else groups.STATIC | groups.NPC,
             )
             b.probes(rows, probes.forward, probes.left, probes.right, probes.nudge, t)
 

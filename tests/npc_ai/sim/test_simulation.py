@@ -109,3 +109,29 @@ def test_trace_and_summary() -> None:
         lines = sim.summary()
         assert len(lines) == 3 and lines[0].startswith("guard_a")
         assert sim.timings.ticks == 180 and sim.timings.physics > 0
+
+
+@pytest.mark.parametrize("avoiding", [False, True])
+def test_with_avoidance_the_wander_probes_see_the_level_and_not_the_other_npcs(avoiding: bool) -> None:
+    """A wanderer faces another NPC 1.5 m ahead in an open lane of the arena. Without the crowd's avoidance
+    its box cast stops at that NPC (it would stop short of it and turn away); with it, the avoidance steers
+    round the NPCs, so the probes see the level only and nothing is ahead."""
+    from navigation.avoidance import AvoidanceSettings
+    from scenes import NpcSpawn
+
+    scene = load_scene("arena").with_npcs(
+        NpcSpawn(position=(-6.0, -8.0, 0.0), yaw_deg=0.0, name="a"),
+        NpcSpawn(position=(-4.5, -8.0, 0.0), yaw_deg=180.0, name="b"),
+        keep_existing=False,
+    )
+    settings = SimulationSettings(player=None, avoidance=AvoidanceSettings() if avoiding else None)
+    with Simulation(scene, seed=1, settings=settings) as sim:
+        b = sim.behaviour
+        b.wander_speed[0], b.wander_next_pick[0] = b.cfg.walk_speed[0], 1e9  # a means to walk, no new pick
+        sim.step()
+        assert b.probe_time[0] == pytest.approx(sim.time - sim.dt, abs=1e-9)  # probed this tick
+        gap = 1.5 - 2 * sim.locomotion.radius
+        if avoiding:
+            assert b.probe_forward[0] == np.inf
+        else:
+            assert b.probe_forward[0] == pytest.approx(gap, abs=0.05)
