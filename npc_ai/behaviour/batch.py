@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 SOURCES = ("sight", "hearing", "alert", "suspicion")  # where a memory came from, by code
 SIGHT, HEARING, ALERT, SUSPICION = range(4)
+BOXED_MOVE = 0.25  # [m] a wanderer boxed in this near where it last turned around has not got out
+BOXED_SPREAD_DEG = 90.0  # [deg] its turn around then errs up to this far either side (seeded)
 
 
 class NpcEnv(Protocol):
@@ -257,6 +259,7 @@ class BehaviourBatch:
         self.wander_cap = np.full(n, np.inf)  # the speed limit the last probe set [m/s]
         self.turn_ready = np.zeros(n, dtype=bool)  # a turn away is drawn, not yet taken
         self.turn_heading = np.zeros(n)  # that turn's heading [rad]
+        self.turned_around_at = np.full((n, 2), np.nan)  # feet where Wander last turned around, boxed in [m]
         self.waypoint = np.full(n, -1, dtype=np.int64)  # Patrol's current waypoint (-1: none yet)
         self.aim_stopped = np.zeros(n, dtype=bool)  # Aim: stopped, now turning to the target
         self.shot_until = np.zeros(n)  # Shoot holds until [s]
@@ -541,12 +544,23 @@ class BehaviourBatch:
 
     def turn_away(self, i: int, yaw: float) -> float:
         """Wander's heading away from an obstacle ahead of row i (facing `yaw` [rad]): turn around when
-        both sides are blocked, else a seeded 45-110 degrees toward the freer side."""
+        both sides are blocked, else a seeded 45-110 degrees toward the freer side.
+
+        Boxed in again where it last turned around (its feet within `BOXED_MOVE` of that spot), the way
+        back is blocked too: it turns around give or take a seeded `BOXED_SPREAD_DEG`. Turning exactly
+        around there sent it back and forth between the same two blocked headings for as long as it
+        wandered (a wanderer between a shelf and a standing NPC, 7 s in the warehouse soak)."""
         s = self.settings[i]
         left, right = float(self.probe_left[i]), float(self.probe_right[i])
         lf = math.inf if math.isnan(left) else left
         rf = math.inf if math.isnan(right) else right
         if lf < s.obstacle_range and rf < s.obstacle_range:
+            here = self.positions()[i, :2]
+            last = self.turned_around_at[i].copy()
+            self.turned_around_at[i] = here
+            if not np.isnan(last[0]) and math.hypot(*(here - last)) < BOXED_MOVE:
+                spread = math.radians(float(self.rngs[i].uniform(-BOXED_SPREAD_DEG, BOXED_SPREAD_DEG)))
+                return float(wrap_angle(yaw + math.pi + spread))
             return float(wrap_angle(yaw + math.pi))
         angle = math.radians(float(self.rngs[i].uniform(s.turn_min_deg, s.turn_max_deg)))
         sign = 1.0 if lf >= rf else -1.0

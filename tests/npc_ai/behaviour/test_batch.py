@@ -83,3 +83,35 @@ def test_the_view_reads_and_writes_the_arrays() -> None:
         sim.run(0.5)
         after = sim.npcs[0].state_time
         assert sum(after.values()) == pytest.approx(sum(before.values()) + 0.5, abs=1e-9)
+
+
+def test_a_wanderer_boxed_in_again_where_it_turned_around_does_not_turn_exactly_around() -> None:
+    """Both sides blocked: turn around. Boxed in again on the same spot (the way back is blocked too), an
+    exact turn around would send it back to the heading it just left, and so on for as long as it wanders
+    (a wanderer between a shelf and a standing NPC in the warehouse soak): it errs up to
+    `BOXED_SPREAD_DEG` either side instead, seeded. Once it has moved `BOXED_MOVE` away, turning around is
+    exact again."""
+    from npc_ai.behaviour.batch import BOXED_MOVE, BOXED_SPREAD_DEG
+    from npc_ai.behaviour.kernels import wrap
+
+    def turns(seed: int) -> list[float]:
+        with Simulation(
+            load_scene("warehouse"), seed=seed, settings=SimulationSettings(npcs=2, player=None)
+        ) as sim:
+            b = sim.behaviour
+            blocked = 0.5 * b.cfg.obstacle_range[0]
+            b.probe_left[0] = b.probe_right[0] = blocked
+            out = [b.turn_away(0, 0.3), b.turn_away(0, 0.3 + np.pi), b.turn_away(0, 1.0)]
+            b.turned_around_at[0] = b.positions()[0, :2] + (BOXED_MOVE + 0.01, 0.0)  # it walked off since
+            out.append(b.turn_away(0, 1.0))
+            return out
+
+    first, second, third, moved = turns(1)
+    assert first == pytest.approx(wrap(0.3 + np.pi))  # the first time: exactly around
+    for got, yaw in ((second, 0.3 + np.pi), (third, 1.0)):
+        off = abs(wrap(got - (yaw + np.pi)))
+        assert 0.0 < off <= np.radians(BOXED_SPREAD_DEG)
+    assert second != pytest.approx(0.3)  # not back to the heading it left
+    assert moved == pytest.approx(wrap(1.0 + np.pi))
+    assert turns(1) == [first, second, third, moved]  # seeded
+    assert turns(2)[1] != second
