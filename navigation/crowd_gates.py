@@ -24,7 +24,18 @@ portals of one passage merged (midpoints within `MERGE` of each other). Each tic
   issue's layout: one held the west doorway 3.4 s with nobody crossing; 40.5 -> 36.1 s). One past the
   middle is on its way out and pushes through (below) while the other side starts in: waiting until it
   had left the passage's zone made each change of direction take 3.6-5.2 s from the last crossing to the
-  next (`npc-ai bench crowd` doorway), now 2.3-3.7 s;
+  next (`npc-ai bench crowd` doorway), now 2.3-3.7 s. `MAX_GREEN` is long (30 s), so that a side
+  whose agents keep coming (within the gap-out distance) takes them all in one turn: every change of
+  direction costs those seconds, and the doorway's agents that walked up from far away came just after
+  an 8 s turn ended and waited a whole turn of the other side (the west doorway took five turns instead
+  of two);
+- of the agents queued on the side the gate is for, one farther than `hold` from the centre whose way left
+  after the gate (from its centre straight to its destination) is more than `TAIL_SLACK` shorter than
+  another's waits (held, as below): the longest ways go first. Who crosses last sets the finish: with the
+  doorway's 40 walking on at their speed, one agent a second through each doorway and 2.3 s per change of
+  direction, first come first served cannot finish before 33.9 s in two to five turns, longest first
+  can by 25.9 s in two (the bar is 33.4 s); the shortest ways are the first to arrive (the agents that
+  start near a doorway are bound for the points just beyond it);
 - the agents inside a gate, and the queued agent nearest it that the gate is for (the next one in), get
   priority `go_priority`: agents converging on a one-agent-wide mouth from both sides of it otherwise
   stop each other symmetrically;
@@ -34,6 +45,9 @@ portals of one passage merged (midpoints within `MERGE` of each other). Each tic
 - an agent queued against the gate's direction is held: its preferred velocity keeps it `hold` metres
   from the gate's centre (it walks up to that circle, or backs off to it), clear of the passage's mouth,
   and it yields (priority `yield_priority`) so that the agents coming out push through the waiting ones.
+  `HOLD` is 5 m: ten agents waiting on a 3 m half circle (9.4 m round) stood shoulder to shoulder and
+  walled the mouth in, and those that came out stood in it for up to 15 s (`npc-ai bench crowd` doorway
+  with long turns, 41 layouts: median time 1.74 -> 1.54 x the ideal, worst 63.8 -> 40.7 s).
 
 Everything is arrays; `navigation` stays free of the simulation (the caller, `npc_ai.body.crowd`, runs
 `gate_rows` inside its compiled tick). No fastmath: the same input gives the same output bit for bit.
@@ -53,8 +67,9 @@ MERGE = 2.0  # [m] portals of one passage: their midpoints are this close, and t
 PARALLEL = 0.95  # |cos| between two portals of one passage at least this
 DEPTH_MARGIN = 0.5  # [m] the zone of a gate reaches this far beyond its outermost portals
 REACH = 6.0  # [m] agents this close to a gate's centre whose path crosses it are queued on it
-HOLD = 3.0  # [m] held agents wait this far from the gate's centre, clear of those coming out
-MAX_GREEN = 8.0  # [s] a side keeps a gate at most this long while the other side waits
+HOLD = 5.0  # [m] held agents wait this far from the gate's centre, clear of those coming out
+MAX_GREEN = 30.0  # [s] a side keeps a gate at most this long while the other side waits
+TAIL_SLACK = 4.0  # [m] one of the side a gate is for waits while another has this much longer a way left
 GAP_MARGIN = 0.5  # [m] ... and only while one of its queued agents is within the hold circle plus this
 OUT_MARGIN = 1.0  # [m] an agent through a gate pushes (`GO_PRIORITY`) until this far beyond the hold circle
 YIELD_PRIORITY = 0.25  # held agents' priority (movers: 1): those coming out push through them
@@ -150,6 +165,12 @@ def _crossing(i: int, g: int, pairs: np.ndarray, corridors: np.ndarray, first: i
 
 
 @njit(cache=True)
+def _way_after(i: int, g: int, centre: np.ndarray, destination: np.ndarray) -> float:
+    """Agent i's way left after gate g: from the gate's centre straight to its destination [m]."""
+    return math.hypot(destination[i, 0] - centre[g, 0], destination[i, 1] - centre[g, 1])
+
+
+@njit(cache=True)
 def gate_rows(
     dt: float,
     positions: np.ndarray,
@@ -177,6 +198,7 @@ def gate_rows(
     row_gate: np.ndarray,
     row_dir: np.ndarray,
     row_inside: np.ndarray,
+    destination: np.ndarray,
 ) -> None:
     """One tick of the gates for the n = held.shape[0] rows (module docstring).
 
@@ -185,8 +207,8 @@ def gate_rows(
     path corridors and where they are in them; centre, axis, half, pairs: `Gates`; owner (G,) int64 the
     direction each gate belongs to (+1 along its axis, -1, 0 free) and green (G,) how long it has [s]
     (both updated); reach, hold, max_green, yield_priority: as in the module docstring; prio (N,): held
-    rows get `yield_priority`. Written: held (n,) bool; scratch row_gate, row_dir (n,) int64, row_inside
-    (n,) bool."""
+    rows get `yield_priority`; destination (n, 3): the agents' destinations [m]. Written: held (n,) bool;
+    scratch row_gate, row_dir (n,) int64, row_inside (n,) bool."""
     n = held.shape[0]
     n_gates = centre.shape[0]
     for i in range(n):
@@ -252,6 +274,11 @@ def gate_rows(
         owner[g] = d
     lead = np.full(n_gates, -1)  # the next agent in: the nearest queued one the gate is for
     lead_d = np.full(n_gates, np.inf)
+    longest = np.full(n_gates, -1.0)  # [m] the longest way left after the gate of those queued it is for
+    for i in range(n):
+        g = row_gate[i]
+        if g >= 0 and not row_inside[i] and row_dir[i] == owner[g]:
+            longest[g] = max(longest[g], _way_after(i, g, centre, destination))
     for i in range(n):  # the queued agents the gate is not for hold
         g = row_gate[i]
         if g < 0:
@@ -264,9 +291,11 @@ def gate_rows(
         closing = green[g] > max_green and queued[g, 1 - mine] > 0 and d != 0
         if row_dir[i] == d and not closing:
             dist = math.hypot(positions[i, 0] - centre[g, 0], positions[i, 1] - centre[g, 1])
-            if dist < lead_d[g]:
-                lead[g], lead_d[g] = i, dist
-            continue
+            later = dist >= hold and _way_after(i, g, centre, destination) < longest[g] - TAIL_SLACK
+            if not later:
+                if dist < lead_d[g]:
+                    lead[g], lead_d[g] = i, dist
+                continue
         held[i] = True
         prio[i] = yield_priority
         rx, ry = positions[i, 0] - centre[g, 0], positions[i, 1] - centre[g, 1]

@@ -41,7 +41,8 @@ somewhere else than that row, steps square off that mover's way at its top speed
 blocks it (to the other side once its body has not moved for a second there: a wall;
 `crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave less than a
 body's width between them, and ORCA's answer to the mover there is to stand for good while theirs is to
-stay. Two blocked movers head-on both turn right (`crowd_kernels.pass_head_on`).
+stay. Two blocked movers head-on both turn right (`crowd_kernels.pass_head_on`; two queued on one gate the
+same way are not head-on, they converge on its mouth).
 
 A row parked in a narrow place (room for two to three bodies abreast at its path's end) stands by the
 nearest wall, its end moved toward it by up to its radius (`crowd_kernels.stand_by_walls`, once it is
@@ -134,7 +135,7 @@ class Crowd:
         self._blocked_s = np.zeros(n)  # [s] how long each row has been a blocked mover (`make_way`)
         self._stuck_aside_s = np.zeros(n)  # [s] how long each row has stepped aside without moving
         self._flip = np.zeros(n, dtype=bool)  # the rows stepping aside to the other side
-        self._row_gate = np.zeros(n, np.int64)
+        self._row_gate = np.full(n, -1, np.int64)  # no gate until the gates run (the stand-in path: never)
         self._row_dir = np.zeros(n, np.int64)
         self._row_inside = np.zeros(n, dtype=bool)
         self._buffers(n)
@@ -237,7 +238,8 @@ class Crowd:
             make_way(
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
-                self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._flip,
+                self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._flip, self._row_gate,
+                self._row_dir,
             )  # fmt: skip
             stand_by_walls(
                 len(self.parked), self._positions, self._pref, self._radii, self._top, self.parked,

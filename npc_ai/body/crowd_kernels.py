@@ -161,6 +161,8 @@ def make_way(
     body_vel: np.ndarray,
     stuck_aside_s: np.ndarray,
     flip: np.ndarray,
+    row_gate: np.ndarray,
+    row_dir: np.ndarray,
 ) -> int:
     """Parked rows, and rows a gate holds, step out of the way of the movers they block, and blocked movers
     head-on pass each other; returns how many rows do either.
@@ -185,7 +187,8 @@ def make_way(
     (n,) bool), until it is no longer asked: a parked NPC that stepped into the wall it stood by held a mover
     there for good (doorway, a late agent walking along the inner wall). The nearest blocked mover decides;
     the loop is (parked and held rows) x (blocked movers), after one pass to find the latter. Then
-    `pass_head_on` for the blocked movers no row stepped aside for."""
+    `pass_head_on` for the blocked movers no row stepped aside for (row_gate, row_dir (n,) int64: the gate
+    each row is queued on or in, -1 none, and its direction there, as `gate_rows` wrote them)."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
@@ -228,13 +231,15 @@ def make_way(
         pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
         aside[j] = True
         count += 1
-    return count + pass_head_on(blocked[:b], positions, pref, radii, top, aside)
+    return count + pass_head_on(blocked[:b], positions, pref, radii, top, aside, row_gate, row_dir)
 
 
 @njit(cache=True)
 def pass_head_on(
     blocked: np.ndarray, positions: np.ndarray, pref: np.ndarray, radii: np.ndarray, top: np.ndarray,
     aside: np.ndarray,
+    row_gate: np.ndarray,
+    row_dir: np.ndarray,
 ) -> int:  # fmt: skip
     """Two blocked movers (rows `blocked`) head-on, each ahead of the other within both radii and
     `MAKE_WAY_GAP` and meaning to go opposite ways, both walk `HEAD_ON_TURN` to the right of their way at
@@ -246,7 +251,11 @@ def pass_head_on(
     met there, or two swapping places between two rows, stood for good (ORCA's answer to both is to
     stand); turning right, they go round each other where the rows leave a gap (`npc-ai bench crowd`
     corridor, 60 moved layouts: all 40 arrived in 50 -> 56 of them; turning both of a pair whatever the
-    first did: 54, with one gridlock of the passing itself)."""
+    first did: 54, with one gridlock of the passing itself). Two on the same gate the same way (`row_gate`,
+    `row_dir`) are not head-on: they converge on its mouth from its two sides, one of them often on a
+    corner of its path at the jamb and steering along the wall into the other, and turning right walked
+    them into each other and the jamb for good (`npc-ai bench crowd` doorway with long turns: 2 of 41
+    layouts left agents there)."""
     count = 0
     c, s = math.cos(HEAD_ON_TURN), math.sin(HEAD_ON_TURN)
     for i in blocked:
@@ -255,6 +264,8 @@ def pass_head_on(
         for j in blocked:
             if j == i:
                 continue
+            if row_gate[i] >= 0 and row_gate[j] == row_gate[i] and row_dir[j] == row_dir[i]:
+                continue  # the same way through the same gate: converging on its mouth, not head-on
             ex, ey = positions[j, 0] - positions[i, 0], positions[j, 1] - positions[i, 1]
             if math.hypot(ex, ey) >= radii[i] + radii[j] + MAKE_WAY_GAP:
                 continue
@@ -511,14 +522,14 @@ def steer_rows(
     gate_rows(
         dt, positions, pref, radii, top, moving, on_path, corridors, corridor_len, poly, gate_centre,
         gate_axis, gate_half, gate_pairs, gate_owner, gate_green, REACH, HOLD, MAX_GREEN, YIELD_PRIORITY,
-        GO_PRIORITY, prio, held, row_gate, row_dir, row_inside,
+        GO_PRIORITY, prio, held, row_gate, row_dir, row_inside, destination,
     )  # fmt: skip
     for i in range(n):  # a parked row yields, near a gate too
         if parked[i]:
             prio[i] = priority[i] * PARKED_SHARE
     make_way(
         n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside,
-        body_vel, stuck_aside_s, flip,
+        body_vel, stuck_aside_s, flip, row_gate, row_dir,
     )  # fmt: skip
     stand_by_walls(
         n, positions, pref, radii, top, parked, aside, path_len, path_corners, params, wall_a, wall_b, wall_z,

@@ -11,6 +11,7 @@ from navigation.crowd_gates import (
     MAX_GREEN,
     OUT_MARGIN,
     REACH,
+    TAIL_SLACK,
     Gates,
     find_gates,
     gate_rows,
@@ -59,8 +60,12 @@ def test_no_gate_where_the_passage_is_not_narrower(width: float) -> None:
     assert find_gates(build_navmesh(v, polys), width).count == 0  # the 4 m portals inside rooms never are
 
 
-def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05, poly=None):  # type: ignore[no-untyped-def]
+def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05, poly=None, dest=None):  # type: ignore[no-untyped-def]
+    """One `gate_rows` tick; `dest`: the agents' destinations (default: all at the gate's centre, so that
+    none has a longer way left than another)."""
     n = len(pos)
+    destination = np.zeros((n, 3))
+    destination[:, :2] = gates.centre[0] if dest is None else dest
     positions = np.array([(x, y, 0.0) for x, y in pos])
     pref = np.array(pref, dtype=np.float64)
     width = max(len(c) for c in corridors)
@@ -74,23 +79,25 @@ def _tick(gates: Gates, pos, pref, corridors, owner, green, dt=0.05, poly=None):
         np.array([len(c) for c in corridors]), np.zeros(n, np.int64) if poly is None else np.array(poly),
         gates.centre, gates.axis, gates.half,
         gates.pairs, owner, green, REACH, HOLD, MAX_GREEN, 0.25, 4.0, prio, held, np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, bool),
+        np.zeros(n, np.int64), np.zeros(n, bool), destination,
     )  # fmt: skip
     return pref, prio, held
 
 
 def test_the_nearer_side_goes_first_and_the_other_waits_clear_of_the_mouth(gates: Gates) -> None:
     owner, green = np.zeros(1, np.int64), np.zeros(1)
-    # a goes north from 2.5 m south of the doorway's centre, b south from 3.5 m north of it
-    pos = [(5.0, 2.0), (5.0, 8.0)]
+    # a goes north from 2.5 m south of the doorway's centre, b south from HOLD + 0.5 m north of it
+    b_out = HOLD + 0.5
+    assert b_out < REACH
+    pos = [(5.0, 2.0), (5.0, 4.5 + b_out)]
     corridors = [[SOUTH, DOOR, NORTH], [NORTH, DOOR, SOUTH]]
     pref, prio, held = _tick(gates, pos, [(0.0, 1.4), (0.0, -1.4)], corridors, owner, green)
     assert owner[0] == (1 if gates.axis[0, 1] > 0 else -1)  # a's way
     assert held.tolist() == [False, True]
     assert prio.tolist() == [4.0, 0.25]  # a, next in, pushes; b yields
     assert pref[0] == pytest.approx((0.0, 1.4))  # a as it was
-    # b, 3.5 m from the centre, may close only to HOLD (3 m) within half a second: 1 m/s
-    assert pref[1] == pytest.approx((0.0, -(3.5 - HOLD) / 0.5))
+    # b, 0.5 m beyond the hold circle, may close only to it within half a second: 1 m/s
+    assert pref[1] == pytest.approx((0.0, -(b_out - HOLD) / 0.5))
     # too near: b backs off to the hold circle
     pref, _, held = _tick(gates, [(5.0, 2.0), (5.0, 6.5)], [(0.0, 1.4), (0.0, -1.4)], corridors, owner, green)
     assert held[1] and pref[1, 1] > 0.0
@@ -166,3 +173,31 @@ def test_a_side_with_no_agent_near_the_gate_gives_it_to_those_waiting(
     _, _, held = _tick(gates, pos, go, corridors, owner, green)
     assert owner[0] == (north if keeps else -north)
     assert held[0] == (not keeps)  # a waits its turn now
+
+
+@pytest.mark.parametrize("beyond_b, b_held", [(5.0, True), (7.0, False)])
+def test_of_those_waiting_for_the_turn_the_longest_ways_left_go_first(
+    gates: Gates, beyond_b: float, b_held: bool
+) -> None:
+    """a and b both wait south of the doorway to go north, 3.2 m from its centre; a's destination is 10 m
+    beyond the centre, b's `beyond_b`. More than `TAIL_SLACK` shorter, b's way waits (held, yielding) and a
+    goes first: a schedule that sends the long ways last finishes later (`npc-ai bench crowd` doorway).
+    Within the slack both go. c, nearer than the hold circle, is on its way in whatever its way left."""
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    north = 1 if gates.axis[0, 1] > 0 else -1
+    owner[0] = north
+    r = HOLD + 0.2
+    pos = [(5.0 - 0.6, 4.5 - r), (5.0 + 0.6, 4.5 - r), (5.0, 4.5 - HOLD + 1.0)]
+    dest = [(5.0, 4.5 + 10.0), (5.0, 4.5 + beyond_b), (5.0, 4.5 + 1.0)]
+    assert (10.0 - beyond_b > TAIL_SLACK) == b_held
+    go = [(0.0, 1.4)] * 3
+    corridors = [[SOUTH, DOOR, NORTH]] * 3
+    pref, prio, held = _tick(gates, pos, go, corridors, owner, green, dest=dest)
+    assert owner[0] == north
+    assert held.tolist() == [False, b_held, False]
+    assert prio[1] == (0.25 if b_held else 1.0)
+    assert prio[2] == 4.0  # c, the nearest, is the next one in
+    if b_held:  # it may close on the centre only to the hold circle within half a second
+        out = np.subtract(pos[1], gates.centre[0])
+        dist = np.hypot(*out)
+        assert -pref[1] @ (out / dist) == pytest.approx((dist - HOLD) / 0.5)

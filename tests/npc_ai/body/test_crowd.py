@@ -164,6 +164,7 @@ def _rows(n: int):  # type: ignore[no-untyped-def]
         "on_path": np.ones(n, bool), "parked": np.zeros(n, bool), "held": np.zeros(n, bool),
         "blocked_s": np.zeros(n), "aside": np.zeros(n, bool),
         "body_vel": np.zeros((n, 3)), "stuck_aside_s": np.zeros(n), "flip": np.zeros(n, bool),
+        "row_gate": np.full(n, -1, np.int64), "row_dir": np.zeros(n, np.int64),
     }  # fmt: skip
 
 
@@ -318,6 +319,25 @@ def test_make_way_blocked_movers_head_on_turn_right(b_at, b_pref, turned) -> Non
             np.testing.assert_allclose(a["pref"][i], (c * u[0] + s * u[1], -s * u[0] + c * u[1]), atol=1e-12)
         else:
             np.testing.assert_array_equal(a["pref"][i], ways[i])
+
+
+@pytest.mark.parametrize(
+    "gates, dirs, turned", [((0, 0), (1, 1), False), ((0, 0), (1, -1), True), ((0, 1), (1, 1), True)]
+)
+def test_make_way_movers_converging_on_one_gate_the_same_way_are_not_head_on(gates, dirs, turned) -> None:  # type: ignore[no-untyped-def]
+    """Two blocked movers at a doorway's mouth, the one's way pointing into the other (it stands on a
+    corner of its path at the jamb and steers along the wall) and theirs apart by more than 90 degrees:
+    queued on the same gate the same way, they converge on its mouth and turning both right only walked
+    them into each other and the jamb for good (`npc-ai bench crowd` doorway, long turns); on different
+    gates, or different ways, they are head-on as before."""
+    a = _rows(2)
+    ways = np.array([(1.0, 0.0), (-0.4, -0.9)])
+    a["pref"][:] = ways
+    a["positions"][1, :2] = (0.8, 0.1)
+    a["row_gate"][:] = gates
+    a["row_dir"][:] = dirs
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == int(turned)
+    assert a["aside"].tolist() == [turned, False]  # row 0 turning is enough (no longer head-on)
 
 
 def _stand(walls, positions, ends, parked=None, aside=None, top: float = 1.2):  # type: ignore[no-untyped-def]
