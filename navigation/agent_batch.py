@@ -200,6 +200,15 @@ class AgentBatch:
             return kept.status
         return self._replan(i).status
 
+    def replan(self, rows: object) -> None:
+        """Plan the paths of `rows` (indices or an (N,) bool mask; those without a destination are left
+        alone) again, from where their agents stand now, to their destinations. An agent pushed out of
+        sight of the corner it steers for (a crowd's push round a crate's corner) walks into the crate
+        until it does: `npc_ai`'s crowd re-plans its movers blocked for a while."""
+        for i in self._rows(rows).tolist():
+            if self.has_destination[i]:
+                self._replan(i)
+
     def reset_path(self, rows: object) -> None:
         """Forget the destinations and paths of `rows` (indices or an (N,) bool mask); they brake."""
         r = self._rows(rows)

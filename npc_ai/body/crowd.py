@@ -42,7 +42,12 @@ blocks it (to the other side once its body has not moved for a second there: a w
 `crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave less than a
 body's width between them, and ORCA's answer to the mover there is to stand for good while theirs is to
 stay. Two blocked movers head-on both turn right (`crowd_kernels.pass_head_on`; two queued on one gate the
-same way are not head-on, they converge on its mouth).
+same way are not head-on, they converge on its mouth, and the one with the shorter way left waits).
+
+A mover blocked for `REPLAN_AFTER` seconds (the same measure, `Crowd._blocked_s`) re-plans from where its
+agent stands, and again every `REPLAN_AFTER` while it stays blocked (`AgentBatch.replan`): a push can
+carry an agent round the corner of a crate, out of sight of the corner it steers for, and it then walked
+into the crate for good (`npc-ai bench crowd` doorway, 1 of 41 layouts).
 
 A row parked in a narrow place (room for two to three bodies abreast at its path's end) stands by the
 nearest wall, its end moved toward it by up to its radius (`crowd_kernels.stand_by_walls`, once it is
@@ -77,7 +82,11 @@ from npc_ai.body.crowd_kernels import (
     steer_rows,
 )
 
-__all__ = ["PARKED_SHARE", "PARK_RADIUS", "STILL_PRIORITY", "Crowd"]
+__all__ = ["PARKED_SHARE", "PARK_RADIUS", "REPLAN_AFTER", "STILL_PRIORITY", "Crowd"]
+
+
+# [s] a mover blocked this long re-plans from where its agent stands, and again after as long again
+REPLAN_AFTER = 3.0
 
 
 class Crowd:
@@ -134,7 +143,7 @@ class Crowd:
         self.aside = np.zeros(n, dtype=bool)
         self._blocked_s = np.zeros(n)  # [s] how long each row has been a blocked mover (`make_way`)
         self._stuck_aside_s = np.zeros(n)  # [s] how long each row has stepped aside without moving
-        self._flip = np.zeros(n, dtype=bool)  # the rows stepping aside to the other side
+        self._aside_way = np.zeros(n, dtype=np.int64)  # which way each row steps aside (`make_way`)
         self._row_gate = np.full(n, -1, np.int64)  # no gate until the gates run (the stand-in path: never)
         self._row_dir = np.zeros(n, np.int64)
         self._row_inside = np.zeros(n, dtype=bool)
@@ -225,7 +234,7 @@ class Crowd:
                 agents.corridors, agents.corridor_len, agents.poly, g.centre, g.axis, g.half, g.pairs,
                 self.gate_owner, self._gate_green, self.held, self._row_gate, self._row_dir, self._row_inside,
                 agents.has_path, agents.is_stopped, agents.corner, agents.path_len, agents.path_corners,
-                self.parked, self._blocked_s, self.aside, self._stuck_aside_s, self._flip,
+                self.parked, self._blocked_s, self.aside, self._stuck_aside_s, self._aside_way,
             )  # fmt: skip
         else:  # the same steps with the stand-in between them
             gather_rows(
@@ -238,7 +247,7 @@ class Crowd:
             make_way(
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
-                self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._flip, self._row_gate,
+                self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._aside_way, self._row_gate,
                 self._row_dir,
             )  # fmt: skip
             stand_by_walls(
@@ -262,8 +271,13 @@ class Crowd:
                 dt, before, agents.next_position, agents.destination, free, free_speed, free_heading, alpha,
                 self._pref, self._out, self._moving, self._on_path, self.held, self.aside, self._last,
                 self.changed, self._facing, self._steered, self._goal, steer, self._move_rows,
-                self._move_targets,
+                self._move_targets, self._aside_way,
             )  # fmt: skip
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
             agents.move_unchecked(self._move_rows[:m], self._move_targets[:m], crowd=True)  # own buffers
+        blocked = self._blocked_s[:n]
+        again = np.floor(blocked / REPLAN_AFTER) > np.floor((blocked - dt) / REPLAN_AFTER)
+        replan = np.flatnonzero(again & (blocked >= REPLAN_AFTER))
+        if replan.size:  # rare: stuck movers plan from where they stand
+            agents.replan(replan)
         self.seconds += time.perf_counter() - start

@@ -37,6 +37,7 @@ PARKED_SHARE = 0.25  # a parked row's priority is its own times this: the passin
 MAKE_WAY_GAP = 0.3  # [m] a parked row this close (surface to surface) ahead of a blocked mover steps aside
 BLOCKED = 0.5  # a moving path row answered slower than this share of its preferred speed is blocked
 MAKE_WAY_AFTER = 1.0  # [s] a mover blocked this long in a row has parked rows in its way step aside
+OWN_SIDE, OTHER_SIDE, AHEAD = 0, 1, 2  # the ways a row steps out of a blocked mover's way (`make_way`)
 HEAD_ON_TURN = math.radians(45.0)  # two blocked movers head-on walk this far to the right of their way
 NARROW_BODIES = 3.0  # a place with less room across than this many bodies abreast is narrow
 PASS_BODIES = 2.0  # and with less than this many, nobody passes a row standing there anyway
@@ -160,7 +161,7 @@ def make_way(
     aside: np.ndarray,
     body_vel: np.ndarray,
     stuck_aside_s: np.ndarray,
-    flip: np.ndarray,
+    aside_way: np.ndarray,
     row_gate: np.ndarray,
     row_dir: np.ndarray,
 ) -> int:
@@ -183,12 +184,18 @@ def make_way(
     holds wait where those that came through it walk on (the mouth of a doorway, on the way back to where the
     waiting ones came from), and stood there in the same deadlock: they step aside the same way (`npc-ai
     bench crowd` doorway: 28 -> 39 of 40 arrive). A row whose body has not moved for `MAKE_WAY_AFTER` seconds
-    while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps to the other side from then on (`flip`
-    (n,) bool), until it is no longer asked: a parked NPC that stepped into the wall it stood by held a mover
-    there for good (doorway, a late agent walking along the inner wall). The nearest blocked mover decides;
-    the loop is (parked and held rows) x (blocked movers), after one pass to find the latter. Then
-    `pass_head_on` for the blocked movers no row stepped aside for (row_gate, row_dir (n,) int64: the gate
-    each row is queued on or in, -1 none, and its direction there, as `gate_rows` wrote them)."""
+    while stepping aside (its `stuck_aside_s` (n,) [s] counts) steps the next way from then on, until it
+    is no longer asked (`aside_way` (n,) int64: `OWN_SIDE`, then `OTHER_SIDE`, then `AHEAD`, round again): a
+    parked NPC that stepped into the wall it stood by held a mover there for good (doorway, a late agent
+    walking along the inner wall). `AHEAD`: both sides shut, it walks the mover's way at its own top speed,
+    out of the one-body lane they share (`scatter_rows` moves it by that, not by the avoidance's answer). In
+    the warehouse's band between the north wall and a crate, an NPC parked at the crate's corner and a
+    mover pressed into the wall stood 0.77 m apart, where passing takes 0.8 m: the sides were the crate and
+    the mover, and the two stood for good (`npc-ai bench crowd` doorway, 1 to 3 of 41 layouts). The
+    nearest blocked mover decides; the loop is (parked and held rows) x (blocked movers), after one pass
+    to find the latter. Then `pass_head_on` for the blocked movers no row stepped aside for (row_gate,
+    row_dir (n,) int64: the gate each row is queued on or in, -1 none, and its direction there, as
+    `gate_rows` wrote them)."""
     blocked = np.empty(n, dtype=np.int64)  # the blocked movers first: few, so the pair loop is short
     b = 0
     for i in range(n):
@@ -203,9 +210,10 @@ def make_way(
     count = 0
     for j in range(n):
         if not b or not (parked[j] or held[j]):
-            stuck_aside_s[j], flip[j] = 0.0, False
+            stuck_aside_s[j], aside_way[j] = 0.0, OWN_SIDE
             continue
         best, bx, by = math.inf, 0.0, 0.0
+        wx, wy = 0.0, 0.0  # the nearest blocked mover's way
         for k in range(b):
             i = blocked[k]
             speed = math.hypot(pref[i, 0], pref[i, 1])
@@ -219,19 +227,24 @@ def make_way(
                 continue  # j stands at i's goal, not on its way: a crowd at one point stays (Crowd)
             side = 1.0 if ux * ey - uy * ex >= 0.0 else -1.0  # +1: j stands on i's left
             best, bx, by = d, -uy * side, ux * side
+            wx, wy = ux, uy
         if best == math.inf:
-            stuck_aside_s[j], flip[j] = 0.0, False
+            stuck_aside_s[j], aside_way[j] = 0.0, OWN_SIDE
             continue
         still = math.hypot(body_vel[j, 0], body_vel[j, 1]) < BLOCKED * top[j]
         stuck_aside_s[j] = _held_for(stuck_aside_s[j], still, dt)
-        if stuck_aside_s[j] >= MAKE_WAY_AFTER:  # that side is shut (a wall, others): try the other one
-            flip[j], stuck_aside_s[j] = not flip[j], 0.0
-        if flip[j]:
+        if stuck_aside_s[j] >= MAKE_WAY_AFTER:  # that way is shut (a wall, others): try the next one
+            aside_way[j], stuck_aside_s[j] = (aside_way[j] + 1) % 3, 0.0
+        if aside_way[j] == OTHER_SIDE:
             bx, by = -bx, -by
+        elif aside_way[j] == AHEAD:
+            bx, by = wx, wy
         pref[j, 0], pref[j, 1] = bx * top[j], by * top[j]
         aside[j] = True
         count += 1
-    return count + pass_head_on(blocked[:b], positions, pref, radii, top, aside, row_gate, row_dir)
+    return count + pass_head_on(
+        blocked[:b], positions, pref, radii, top, aside, row_gate, row_dir, destination
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -240,6 +253,7 @@ def pass_head_on(
     aside: np.ndarray,
     row_gate: np.ndarray,
     row_dir: np.ndarray,
+    destination: np.ndarray,
 ) -> int:  # fmt: skip
     """Two blocked movers (rows `blocked`) head-on, each ahead of the other within both radii and
     `MAKE_WAY_GAP` and meaning to go opposite ways, both walk `HEAD_ON_TURN` to the right of their way at
@@ -255,7 +269,10 @@ def pass_head_on(
     `row_dir`) are not head-on: they converge on its mouth from its two sides, one of them often on a
     corner of its path at the jamb and steering along the wall into the other, and turning right walked
     them into each other and the jamb for good (`npc-ai bench crowd` doorway with long turns: 2 of 41
-    layouts left agents there)."""
+    layouts left agents there). Their ways cross (each makes for the far jamb), and the one with the
+    shorter way left to its `destination` (n, 3) [m] (straight; the lower row on a tie) waits: its `pref`
+    is 0 this tick, and it moves by its answer, out of the other's way; both pressing on stood for good (4
+    agents, 1 of 41 layouts)."""
     count = 0
     c, s = math.cos(HEAD_ON_TURN), math.sin(HEAD_ON_TURN)
     for i in blocked:
@@ -264,13 +281,21 @@ def pass_head_on(
         for j in blocked:
             if j == i:
                 continue
-            if row_gate[i] >= 0 and row_gate[j] == row_gate[i] and row_dir[j] == row_dir[i]:
-                continue  # the same way through the same gate: converging on its mouth, not head-on
             ex, ey = positions[j, 0] - positions[i, 0], positions[j, 1] - positions[i, 1]
             if math.hypot(ex, ey) >= radii[i] + radii[j] + MAKE_WAY_GAP:
                 continue
             if ex * pref[i, 0] + ey * pref[i, 1] <= 0.0 or ex * pref[j, 0] + ey * pref[j, 1] >= 0.0:
                 continue  # not each in the other's way
+            if row_gate[i] >= 0 and row_gate[j] == row_gate[i] and row_dir[j] == row_dir[i]:
+                # the same way through the same gate: converging on its mouth; the shorter way left waits
+                wi = math.hypot(destination[i, 0] - positions[i, 0], destination[i, 1] - positions[i, 1])
+                wj = math.hypot(destination[j, 0] - positions[j, 0], destination[j, 1] - positions[j, 1])
+                if wi < wj or (wi == wj and i > j):
+                    pref[i, 0], pref[i, 1] = 0.0, 0.0
+                    aside[i] = True
+                    count += 1
+                    break
+                continue
             if pref[i, 0] * pref[j, 0] + pref[i, 1] * pref[j, 1] >= 0.0:
                 continue  # not going opposite ways
             speed = math.hypot(pref[i, 0], pref[i, 1])
@@ -306,13 +331,18 @@ def scatter_rows(
     steer: np.ndarray,
     move_rows: np.ndarray,
     move_targets: np.ndarray,
+    aside_way: np.ndarray,
 ) -> int:
     """The rows' share of the avoidance's answer `out` (`steer_rows` documents the arguments); returns m,
-    the path rows to move: move_rows[:m], to move_targets[:m]."""
+    the path rows to move: move_rows[:m], to move_targets[:m]. A row stepping `AHEAD` of a blocked mover
+    (`make_way`) walks its preferred velocity instead: it overlaps the mover it precedes, and the answer to
+    an overlap is to push the two apart, into the wall on its other side."""
     n = before.shape[0]
     m = 0
     for i in range(n):
         vx, vy = out[i, 0], out[i, 1]
+        if aside[i] and aside_way[i] == AHEAD:
+            vx, vy = pref[i, 0], pref[i, 1]
         if moving[i]:
             last[i, 0], last[i, 1] = vx, vy
         else:
@@ -484,7 +514,7 @@ def steer_rows(
     blocked_s: np.ndarray,
     aside: np.ndarray,
     stuck_aside_s: np.ndarray,
-    flip: np.ndarray,
+    aside_way: np.ndarray,
 ) -> int:
     """One crowd tick for the n rows (module docstring); returns m: the path rows to move are
     move_rows[:m], to move_targets[:m] (n, 3) [m].
@@ -508,7 +538,7 @@ def steer_rows(
     standing at (or within `PARK_RADIUS` of) their path's end, which yield (`Crowd`); aside (n,) bool
     written: the rows stepping aside: parked rows out of a blocked mover's way, and blocked movers past
     each other (`make_way`, which keeps each row's blocked time in blocked_s (n,) [s], and the time it
-    stepped aside without moving, stuck_aside_s (n,) [s], and which side it steps to, flip (n,) bool), and
+    stepped aside without moving, stuck_aside_s (n,) [s], and which way it steps, aside_way (n,) int64), and
     rows parked in a narrow place to its wall (`stand_by_walls`)."""
     n = feet.shape[0]
     cell = gather_rows(
@@ -529,7 +559,7 @@ def steer_rows(
             prio[i] = priority[i] * PARKED_SHARE
     make_way(
         n, dt, destination, positions, vel, pref, radii, top, moving, on_path, parked, held, blocked_s, aside,
-        body_vel, stuck_aside_s, flip, row_gate, row_dir,
+        body_vel, stuck_aside_s, aside_way, row_gate, row_dir,
     )  # fmt: skip
     stand_by_walls(
         n, positions, pref, radii, top, parked, aside, path_len, path_corners, params, wall_a, wall_b, wall_z,
@@ -541,5 +571,5 @@ def steer_rows(
     )  # fmt: skip
     return scatter_rows(
         dt, before, next_position, destination, free, free_speed, free_heading, alpha, pref, out, moving,
-        on_path, held, aside, last, changed, facing, steered, goal, steer, move_rows, move_targets,
+        on_path, held, aside, last, changed, facing, steered, goal, steer, move_rows, move_targets, aside_way,
     )  # fmt: skip

@@ -443,3 +443,30 @@ def test_a_crowd_push_within_the_radius_of_the_corner_steers_for_the_next_in_sig
     assert int(batches[0].corner[0]) == corner
     assert int(batches[1].corner[0]) == agent._corner == 1
     np.testing.assert_allclose(batches[1].steering_target[0], agent.steering_target, atol=TOL)
+
+
+def test_replan_plans_again_from_where_the_agents_stand(room: NavMeshQuery) -> None:
+    """Row 0 set out round the wall's end and was carried along its first segment (a crowd's push): its
+    path still leads from where it started. `replan` plans from where it stands, as
+    `find_path` does from there; a row without a destination is left alone (the same rows as indices or as
+    a mask)."""
+    batch = AgentBatch(room, np.array([[2.0, 2.0, 0.0], [3.0, 3.0, 0.0]]))
+    goal = np.array([15.0, 2.0, 0.0])
+    batch.set_destination(0, goal)
+    batch.set_next_position([0], [[4.0, 3.9, 0.0]])  # along its first segment
+    old = batch.path(0)
+    assert old is not None
+    np.testing.assert_allclose(old.points[0, :2], (2.0, 2.0))  # still from its start
+    repaths = batch.repaths.copy()
+    for rows in ([0, 1], np.array([True, True])):
+        batch.replan(rows)
+        path = batch.path(0)
+        expected = room.find_path(batch.next_position[0].copy(), goal)
+        assert path is not None and path.status is expected.status is QueryStatus.SUCCESS
+        np.testing.assert_allclose(path.points, expected.points, atol=1e-9)
+        np.testing.assert_allclose(path.points[0, :2], (4.0, 3.9), atol=1e-9)
+        np.testing.assert_allclose(batch.steering_target[0], expected.points[1], atol=1e-9)
+    np.testing.assert_array_equal(batch.repaths - repaths, [2, 0])  # row 1 has no destination
+    assert not batch.has_path[1]
+    with pytest.raises(NavMeshError, match="row"):
+        batch.replan([5])

@@ -11,11 +11,16 @@ from navigation.agent import AgentSettings
 from navigation.avoidance import AvoidanceResult, AvoidanceSettings, Walls
 from navigation.query import NavMeshQuery
 from npc_ai.body.batch import LocomotionBatch
+from npc_ai.body.crowd import REPLAN_AFTER
 from npc_ai.body.crowd_kernels import (
+    AHEAD,
     HEAD_ON_TURN,
     MAKE_WAY_AFTER,
+    OTHER_SIDE,
+    OWN_SIDE,
     WALL_GAP,
     make_way,
+    scatter_rows,
     stand_by_walls,
 )
 from npc_ai.levels.navmesh import scene_navmesh
@@ -163,7 +168,8 @@ def _rows(n: int):  # type: ignore[no-untyped-def]
         "pref": z.copy(), "radii": np.full(n, 0.4), "top": np.full(n, 1.2), "moving": np.ones(n, bool),
         "on_path": np.ones(n, bool), "parked": np.zeros(n, bool), "held": np.zeros(n, bool),
         "blocked_s": np.zeros(n), "aside": np.zeros(n, bool),
-        "body_vel": np.zeros((n, 3)), "stuck_aside_s": np.zeros(n), "flip": np.zeros(n, bool),
+        "body_vel": np.zeros((n, 3)), "stuck_aside_s": np.zeros(n),
+        "aside_way": np.zeros(n, np.int64),
         "row_gate": np.full(n, -1, np.int64), "row_dir": np.zeros(n, np.int64),
     }  # fmt: skip
 
@@ -283,13 +289,93 @@ def test_make_way_a_row_whose_body_cannot_step_aside_tries_the_other_side() -> N
     np.testing.assert_allclose(a["pref"][1], (0.0, -1.2))
     _make_way(a, MAKE_WAY_AFTER)
     np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))
-    assert a["flip"][1]
+    assert a["aside_way"][1] == OTHER_SIDE
     a["body_vel"][1] = (0.0, 1.0, 0.0)
     _make_way(a, 2 * MAKE_WAY_AFTER)
     np.testing.assert_allclose(a["pref"][1], (0.0, 1.2))
     a["vel"][0] = (1.0, 0.0)  # the mover walks on
     a["body_vel"][0] = (1.0, 0.0, 0.0)
-    assert _make_way(a, DT) == 0 and not a["flip"][1] and a["stuck_aside_s"][1] == 0.0
+    assert _make_way(a, DT) == 0 and a["aside_way"][1] == OWN_SIDE and a["stuck_aside_s"][1] == 0.0
+
+
+def test_make_way_a_row_shut_in_on_both_sides_walks_ahead_of_the_mover() -> None:
+    """Neither side works for a second each (the crate it stands by, the mover pressed into the wall
+    beside it: the warehouse's north band, 0.77 m apart where passing takes 0.8 m): the row walks the
+    mover's way at its own top speed, then, still stuck, starts over on its own side."""
+    a = _rows(2)
+    a["pref"][0] = (0.6, 0.8)  # the mover's way: (0.6, 0.8)
+    a["positions"][1] = (0.6, 0.3, 0.0)  # ahead on its right
+    a["parked"][1] = True
+    a["top"][1] = 1.0
+    _make_way(a, MAKE_WAY_AFTER + DT)
+    np.testing.assert_allclose(a["pref"][1], (0.8, -0.6))  # its own side: right of the way
+    _make_way(a, MAKE_WAY_AFTER)
+    np.testing.assert_allclose(a["pref"][1], (-0.8, 0.6))  # the other side
+    _make_way(a, MAKE_WAY_AFTER)
+    assert a["aside_way"][1] == AHEAD and a["aside"][1]
+    np.testing.assert_allclose(a["pref"][1], (0.6, 0.8))  # the mover's way, at its own top speed
+    _make_way(a, MAKE_WAY_AFTER)
+    assert a["aside_way"][1] == OWN_SIDE
+    np.testing.assert_allclose(a["pref"][1], (0.8, -0.6))
+
+
+def _scatter(aside: bool, way: int) -> np.ndarray:
+    """scatter_rows for one path row at the origin that prefers (1, 0) m/s and is answered (0, 1) m/s;
+    returns where its agent is moved to [m]."""
+    one = lambda *shape: np.zeros((1, *shape))  # noqa: E731
+    pref, out = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    flags = lambda v: np.array([v])  # noqa: E731
+    rows, targets = np.zeros(1, np.int64), np.zeros((1, 3))
+    m = scatter_rows(
+        DT, one(3), one(3), one(3), flags(False), one(), one(), 0.5, pref, out, flags(True), flags(True),
+        flags(False), flags(aside), one(2), flags(False), one(2), flags(False), one(3), one(2), rows,
+        targets, np.array([way]),
+    )  # fmt: skip
+    assert m == 1
+    return targets[0, :2]
+
+
+@pytest.mark.parametrize(
+    ("aside", "way", "velocity"),
+    [
+        (True, AHEAD, (1.0, 0.0)),  # walking ahead of a mover: its preferred velocity
+        (True, OTHER_SIDE, (0.0, 1.0)),  # stepping aside: the answer
+        (False, AHEAD, (0.0, 1.0)),  # a stale way on a row no longer asked: the answer
+    ],
+)
+def test_a_row_walking_ahead_of_a_mover_moves_by_its_preferred_velocity(aside, way, velocity) -> None:  # type: ignore[no-untyped-def]
+    """Overlapping the mover it walks ahead of, the answer pushes the two apart (into the wall beside it);
+    a row stepping `AHEAD` moves by its preferred velocity instead, every other row by its answer."""
+    np.testing.assert_allclose(_scatter(aside, way), np.array(velocity) * DT)
+
+
+def test_a_mover_blocked_for_a_while_plans_again_from_where_it_stands(arena_query) -> None:  # type: ignore[no-untyped-def]
+    """The avoidance (a stand-in) answers every row 0: the NPC on its way stands blocked, and its agent
+    plans again from where it stands after `REPLAN_AFTER` seconds, and again after as long again."""
+
+    def stand(positions, velocities, preferred, radii, top, priority, dt, walls, settings):  # type: ignore[no-untyped-def]
+        n = len(positions)
+        none = np.zeros(n, np.int64)
+        return AvoidanceResult(np.zeros((n, 2)), none, none, np.zeros(n, bool))
+
+    with World(load_scene("arena")) as w:
+        start = np.array([[-6.0, LANE_Y, 0.0]])
+        settings = AvoidanceSettings()
+        batch = LocomotionBatch(w, arena_query, start, np.zeros(1), agent=AGENT, avoidance=settings)
+        assert batch.crowd is not None
+        batch.crowd.solver = stand
+        batch.views[0].set_destination(np.array([6.0, LANE_Y, 0.0]), speed=1.4)
+        planned = int(batch.agents.repaths[0])
+        times = []
+        for k in range(int(7.0 / DT)):
+            batch.before_physics(DT)
+            if batch.agents.repaths[0] > planned:
+                planned = int(batch.agents.repaths[0])
+                times.append((k + 1) * DT)
+            w.step()
+            batch.after_physics()
+    assert len(times) == 2
+    np.testing.assert_allclose(times, [REPLAN_AFTER, 2 * REPLAN_AFTER], atol=3 * DT)
 
 
 @pytest.mark.parametrize(
@@ -322,22 +408,38 @@ def test_make_way_blocked_movers_head_on_turn_right(b_at, b_pref, turned) -> Non
 
 
 @pytest.mark.parametrize(
-    "gates, dirs, turned", [((0, 0), (1, 1), False), ((0, 0), (1, -1), True), ((0, 1), (1, 1), True)]
+    ("gates", "dirs", "row0_bound_for", "outcome"),
+    [
+        ((0, 0), (1, 1), (10.0, 0.0), "row 1 waits"),  # ways left 10 and 9.4 m: the shorter waits
+        ((0, 0), (1, 1), (3.0, 0.0), "row 0 waits"),  # 3 and 9.4 m
+        ((0, 0), (1, -1), (10.0, 0.0), "row 0 turns"),  # opposite ways through the gate: head-on
+        ((0, 1), (1, 1), (10.0, 0.0), "row 0 turns"),  # different gates: head-on
+    ],
 )
-def test_make_way_movers_converging_on_one_gate_the_same_way_are_not_head_on(gates, dirs, turned) -> None:  # type: ignore[no-untyped-def]
-    """Two blocked movers at a doorway's mouth, the one's way pointing into the other (it stands on a
-    corner of its path at the jamb and steers along the wall) and theirs apart by more than 90 degrees:
-    queued on the same gate the same way, they converge on its mouth and turning both right only walked
-    them into each other and the jamb for good (`npc-ai bench crowd` doorway, long turns); on different
-    gates, or different ways, they are head-on as before."""
+def test_make_way_movers_converging_on_one_gate_the_same_way_let_the_longer_way_go(  # type: ignore[no-untyped-def]
+    gates, dirs, row0_bound_for, outcome
+) -> None:
+    """Two blocked movers at a doorway's mouth, the one's way pointing into the other (each makes for the
+    far jamb) and theirs apart by more than 90 degrees: queued on the same gate the same way, they are not
+    head-on (turning both right walked them into each other and the jamb for good: `npc-ai bench crowd`
+    doorway, long turns), and the one with the shorter way left waits (both pressing on stood for good);
+    on different gates, or going different ways, they are head-on as before."""
     a = _rows(2)
     ways = np.array([(1.0, 0.0), (-0.4, -0.9)])
     a["pref"][:] = ways
     a["positions"][1, :2] = (0.8, 0.1)
+    a["destination"][0, :2] = row0_bound_for
     a["row_gate"][:] = gates
     a["row_dir"][:] = dirs
-    assert _make_way(a, MAKE_WAY_AFTER + DT) == int(turned)
-    assert a["aside"].tolist() == [turned, False]  # row 0 turning is enough (no longer head-on)
+    assert _make_way(a, MAKE_WAY_AFTER + DT) == 1
+    if outcome == "row 0 turns":
+        assert a["aside"].tolist() == [True, False]  # row 0 turning is enough (no longer head-on)
+        assert a["pref"][0, 1] < 0.0 and a["pref"][0, 0] > 0.0
+    else:
+        waits = 0 if outcome == "row 0 waits" else 1
+        assert a["aside"].tolist() == [waits == 0, waits == 1]
+        np.testing.assert_array_equal(a["pref"][waits], (0.0, 0.0))
+        np.testing.assert_array_equal(a["pref"][1 - waits], ways[1 - waits])
 
 
 def _stand(walls, positions, ends, parked=None, aside=None, top: float = 1.2):  # type: ignore[no-untyped-def]
