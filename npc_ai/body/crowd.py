@@ -42,7 +42,7 @@ blocks it (to the other side once its body has not moved for a second there: a w
 `crowd_kernels.make_way`, marked in `Crowd.aside`): two parked agents a row apart leave less than a
 body's width between them, and ORCA's answer to the mover there is to stand for good while theirs is to
 stay. Two blocked movers head-on both turn right (`crowd_kernels.pass_head_on`; two queued on one gate the
-same way are not head-on, they converge on its mouth, and the one with the shorter way left waits).
+same way are not head-on, they converge on its mouth, and the one farther from its centre waits).
 
 A mover blocked for `REPLAN_AFTER` seconds (the same measure, `Crowd._blocked_s`) re-plans from where its
 agent stands, and again every `REPLAN_AFTER` while it stays blocked (`AgentBatch.replan`): a push can
@@ -248,7 +248,7 @@ class Crowd:
                 len(self.parked), dt, agents.destination, self._positions, self._vel, self._pref,
                 self._radii, self._top, self._moving, self._on_path, self.parked, self.held,
                 self._blocked_s, self.aside, velocities, self._stuck_aside_s, self._aside_way, self._row_gate,
-                self._row_dir,
+                self._row_dir, g.centre,
             )  # fmt: skip
             stand_by_walls(
                 len(self.parked), self._positions, self._pref, self._radii, self._top, self.parked,

@@ -171,6 +171,7 @@ def _rows(n: int):  # type: ignore[no-untyped-def]
         "body_vel": np.zeros((n, 3)), "stuck_aside_s": np.zeros(n),
         "aside_way": np.zeros(n, np.int64),
         "row_gate": np.full(n, -1, np.int64), "row_dir": np.zeros(n, np.int64),
+        "gate_centre": np.array([[1.0, 0.6, 0.0], [5.0, 5.0, 0.0]]),
     }  # fmt: skip
 
 
@@ -408,27 +409,28 @@ def test_make_way_blocked_movers_head_on_turn_right(b_at, b_pref, turned) -> Non
 
 
 @pytest.mark.parametrize(
-    ("gates", "dirs", "row0_bound_for", "outcome"),
+    ("gates", "dirs", "centre", "outcome"),
     [
-        ((0, 0), (1, 1), (10.0, 0.0), "row 1 waits"),  # ways left 10 and 9.4 m: the shorter waits
-        ((0, 0), (1, 1), (3.0, 0.0), "row 0 waits"),  # 3 and 9.4 m
-        ((0, 0), (1, -1), (10.0, 0.0), "row 0 turns"),  # opposite ways through the gate: head-on
-        ((0, 1), (1, 1), (10.0, 0.0), "row 0 turns"),  # different gates: head-on
+        ((0, 0), (1, 1), (1.0, 0.6), "row 0 waits"),  # 1.17 and 0.54 m from the gate's centre
+        ((0, 0), (1, 1), (0.2, 0.3), "row 1 waits"),  # 0.36 and 0.63 m
+        ((0, 0), (1, -1), (1.0, 0.6), "row 0 turns"),  # opposite ways through the gate: head-on
+        ((0, 1), (1, 1), (1.0, 0.6), "row 0 turns"),  # different gates: head-on
     ],
 )
-def test_make_way_movers_converging_on_one_gate_the_same_way_let_the_longer_way_go(  # type: ignore[no-untyped-def]
-    gates, dirs, row0_bound_for, outcome
+def test_make_way_movers_converging_on_one_gate_the_same_way_let_the_nearer_go(  # type: ignore[no-untyped-def]
+    gates, dirs, centre, outcome
 ) -> None:
     """Two blocked movers at a doorway's mouth, the one's way pointing into the other (each makes for the
     far jamb) and theirs apart by more than 90 degrees: queued on the same gate the same way, they are not
     head-on (turning both right walked them into each other and the jamb for good: `npc-ai bench crowd`
-    doorway, long turns), and the one with the shorter way left waits (both pressing on stood for good);
-    on different gates, or going different ways, they are head-on as before."""
+    doorway, long turns), and the one farther from the gate's centre waits (both pressing on stood for
+    good; the one in the mouth's middle waiting held five there for 25 s); on different gates, or going
+    different ways, they are head-on as before."""
     a = _rows(2)
     ways = np.array([(1.0, 0.0), (-0.4, -0.9)])
     a["pref"][:] = ways
     a["positions"][1, :2] = (0.8, 0.1)
-    a["destination"][0, :2] = row0_bound_for
+    a["gate_centre"][0, :2] = centre
     a["row_gate"][:] = gates
     a["row_dir"][:] = dirs
     assert _make_way(a, MAKE_WAY_AFTER + DT) == 1
