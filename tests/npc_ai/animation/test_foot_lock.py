@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -174,6 +174,9 @@ _point = arrays(float, (3,), elements=_coord)
 
 @settings(max_examples=300, deadline=None)
 @given(_point, _point, _point, st.floats(0.05, 1.0), st.floats(0.05, 1.0), st.floats(0.5, 1.0))
+@example(  # the pole 6e-8 m off the hip-target line: the bend direction was 1e-9 off square
+    np.array([0.0, 1.5, 0.0]), np.array([5.96046448e-08, 0.0, 0.0]), np.zeros(3), 1.0, 1.0, 1.0
+)
 def test_ik_keeps_bones_never_overstretches_and_bends_to_the_pole(hip, target, pole, thigh, shin, reach):
     knee, ankle, stretch = two_bone_positions(hip, target, thigh, shin, pole, reach)
     assert np.all(np.isfinite(knee)) and np.all(np.isfinite(ankle)) and stretch >= 0
