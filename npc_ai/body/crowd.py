@@ -276,8 +276,7 @@ class Crowd:
         if m:  # the agent steps by the avoiding velocity instead, along the surface (walls stop it)
             agents.move_unchecked(self._move_rows[:m], self._move_targets[:m], crowd=True)  # own buffers
         blocked = self._blocked_s[:n]
-        again = np.floor(blocked / REPLAN_AFTER) > np.floor((blocked - dt) / REPLAN_AFTER)
-        replan = np.flatnonzero(again & (blocked >= REPLAN_AFTER))
-        if replan.size:  # rare: stuck movers plan from where they stand
-            agents.replan(replan)
+        if blocked.max(initial=0.0) >= REPLAN_AFTER:  # rare: stuck movers plan from where they stand
+            again = np.floor(blocked / REPLAN_AFTER) > np.floor((blocked - dt) / REPLAN_AFTER)
+            agents.replan(np.flatnonzero(again & (blocked >= REPLAN_AFTER)))
         self.seconds += time.perf_counter() - start
