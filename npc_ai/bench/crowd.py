@@ -130,6 +130,9 @@ class CrowdBenchSettings:
         layouts: extra runs of each simulated scenario, with avoidance, from starts each moved by a seeded
             normal offset of `jitter_m` [m] per axis (kept only where it stays on the navmesh) [0..100]:
             how much of the result holds off the one layout. jitter_m: that offset's deviation [m, > 0].
+        first_layout: the first layout's number [0..100000]: layout k draws its offsets from the generator
+            seeded with (seed, k), k from `first_layout` on (a second set of layouts, not looked at while
+            tuning, is `first_layout` = the first set's count).
     """
 
     circle_agents: int = 250
@@ -142,10 +145,12 @@ class CrowdBenchSettings:
     bodies: str = "dynamic"
     layouts: int = 0
     jitter_m: float = 0.15
+    first_layout: int = 0
 
     def __post_init__(self) -> None:
         checks = (
             ("layouts", self.layouts, 0, 100),
+            ("first_layout", self.first_layout, 0, 100_000),
             ("circle_agents", self.circle_agents, 2, 10_000),
             ("doorway_agents", self.doorway_agents, 2, 40),
             ("corridor_per_side", self.corridor_per_side, 1, 20),
@@ -175,11 +180,13 @@ class CrowdBenchSettings:
         bodies: str = "dynamic",
         layouts: int = 0,
         jitter_m: float = 0.15,
+        first_layout: int = 0,
     ) -> CrowdBenchSettings:
         """A smaller version of every scenario (about a minute in all)."""
         return cls(
             circle_agents=60, circle_radius=20.0, doorway_agents=12, corridor_per_side=6, chase_guards=4,
             seed=seed, peer=peer, bodies=bodies, layouts=layouts, jitter_m=jitter_m,
+            first_layout=first_layout,
         )  # fmt: skip
 
 
@@ -443,10 +450,13 @@ def _layouts(
     name: str, plan: _Plan, settings: CrowdBenchSettings, mesh: NavMesh, progress: Progress
 ) -> dict[str, Any]:
     """`settings.layouts` runs of `plan` with avoidance from jittered starts (layout k draws from the
-    generator seeded with (seed, k)); a start whose offset leaves the navmesh keeps its place."""
+    generator seeded with (seed, k), k from `settings.first_layout` on); a start whose offset leaves the
+    navmesh keeps its place. Each run's `time_ratio` is its completion time over its ideal time (None when
+    not all arrived); the summary's quantiles of it count a run where not all arrived as slower than any."""
     query = NavMeshQuery(mesh)
     runs = []
-    for k in range(settings.layouts):
+    first = settings.first_layout
+    for k in range(first, first + settings.layouts):
         rng = np.random.default_rng([settings.seed, k])
         starts = plan.starts.copy()
         moved = starts.copy()
@@ -454,20 +464,36 @@ def _layouts(
         on_mesh = np.array([query.polygon_at(p) >= 0 for p in moved])
         starts[on_mesh] = moved[on_mesh]
         run = replace(plan, starts=starts)
-        stage = f"{name}: layout {k + 1} of {settings.layouts}"
+        stage = f"{name}: layout {k - first + 1} of {settings.layouts}"
         e, _ = _run_once(run, settings, AvoidanceSettings(), mesh, stage, progress)
         keep = ("completed_share", "time_to_complete_s", "ideal_time_s", "deadlocked_agents", "overlap_ticks")
-        runs.append({key: e[key] for key in keep})
+        runs.append({key: e[key] for key in keep} | {"layout": k, "time_ratio": time_ratio(e)})
     shares = [r["completed_share"] for r in runs]
+    ratios = np.array([math.inf if r["time_ratio"] is None else r["time_ratio"] for r in runs])
+    median, p90 = (
+        np.quantile(ratios, q, method="inverted_cdf") if len(runs) else math.inf for q in (0.5, 0.9)
+    )
     return {
         "jitter_m": settings.jitter_m,
+        "first_layout": first,
         "runs": runs,
+        "time_ratio_median": float(median) if math.isfinite(median) else None,
+        "time_ratio_p90": float(p90) if math.isfinite(p90) else None,
         "completed_share_mean": float(np.mean(shares)),
         "completed_share_min": float(np.min(shares)),
         "all_arrived": sum(s == 1.0 for s in shares),
         "within_ideal_factor": sum(within_ideal(r) for r in runs),
         "ideal_factor": IDEAL_FACTOR,
     }
+
+
+def time_ratio(entry: dict[str, Any]) -> float | None:
+    """A run's completion time over its ideal time (`entry`'s `time_to_complete_s`, `ideal_time_s`); None
+    when not every agent arrived."""
+    t, ideal = entry["time_to_complete_s"], entry["ideal_time_s"]
+    if entry["completed_share"] < 1.0 or t is None or not ideal > 0.0:
+        return None
+    return float(t / ideal)
 
 
 def within_ideal(entry: dict[str, Any]) -> bool:

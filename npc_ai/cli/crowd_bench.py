@@ -32,6 +32,10 @@ def add_bench_crowd_arguments(p: argparse.ArgumentParser) -> None:
         help="also run doorway, corridor and chase from K jittered start layouts (default 0)",
     )  # fmt: skip
     p.add_argument(
+        "--first-layout", type=cli_types.count, default=0, metavar="N",
+        help="number the layouts from N (default 0): --layouts 40 --first-layout 40 is a second set of 40",
+    )  # fmt: skip
+    p.add_argument(
         "--jitter", type=cli_types.positive_float, default=0.15, metavar="M",
         help="the layouts' start offset, a normal deviation per axis [m] (default 0.15)",
     )  # fmt: skip
@@ -47,7 +51,7 @@ def cmd_bench_crowd(args: argparse.Namespace) -> int:
 
     names = check_scenarios(args.scenarios)
     peer = not args.no_peer
-    more = {"layouts": args.layouts, "jitter_m": args.jitter}
+    more = {"layouts": args.layouts, "jitter_m": args.jitter, "first_layout": args.first_layout}
     settings = (
         CrowdBenchSettings.quick(args.seed, peer, args.bodies, **more)
         if args.quick
@@ -91,12 +95,17 @@ def _row(label: str, e: dict[str, Any]) -> str:
 
 
 def _layouts_line(name: str, lay: dict[str, Any]) -> str:
-    k = len(lay["runs"])
+    k, first = len(lay["runs"]), lay["first_layout"]
+
+    def ratio(value: float | None) -> str:
+        return "not all arrived" if value is None else f"{value:.2f}x"
+
     return (
-        f"{name}: {k} layouts (starts moved {lay['jitter_m']:g} m): arrive mean"
+        f"{name}: {k} layouts ({first}-{first + k - 1}, starts moved {lay['jitter_m']:g} m): arrive mean"
         f" {100 * lay['completed_share_mean']:.0f} %, least {100 * lay['completed_share_min']:.0f} %,"
         f" all arrived in {lay['all_arrived']} of {k},"
-        f" within {lay['ideal_factor']:g}x the ideal time in {lay['within_ideal_factor']} of {k}"
+        f" within {lay['ideal_factor']:g}x the ideal time in {lay['within_ideal_factor']} of {k};"
+        f" time / ideal: median {ratio(lay['time_ratio_median'])}, p90 {ratio(lay['time_ratio_p90'])}"
     )
 
 

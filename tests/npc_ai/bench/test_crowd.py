@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,8 @@ def test_bad_arguments_are_typed_errors(tmp_path: Path, capsys) -> None:
     for bad in (
         {"doorway_agents": 3}, {"chase_guards": 11}, {"circle_radius": float("nan")}, {"seed": -1},
         {"bodies": "ghost"}, {"layouts": -1}, {"layouts": 101}, {"layouts": 1.5}, {"jitter_m": 0.0},
-        {"jitter_m": float("nan")}, {"jitter_m": 6.0},
+        {"jitter_m": float("nan")}, {"jitter_m": 6.0}, {"first_layout": -1}, {"first_layout": 100_001},
+        {"first_layout": True},
     ):  # fmt: skip
         with pytest.raises(BenchmarkSettingsError):
             CrowdBenchSettings(**bad)  # type: ignore[arg-type]
@@ -116,11 +118,13 @@ def test_table_and_done_when_lines() -> None:
     assert "[met] doorway" in lines and "[UNMET] corridor" in lines  # 13 s > 1.5 x 8 s
     assert "[UNMET] chase" in lines and "2 in walls" in lines
     lay = {"jitter_m": 0.15, "runs": [{}, {}], "completed_share_mean": 0.75, "completed_share_min": 0.5,
-           "all_arrived": 1, "within_ideal_factor": 0, "ideal_factor": 1.5}  # fmt: skip
+           "all_arrived": 1, "within_ideal_factor": 0, "ideal_factor": 1.5, "first_layout": 40,
+           "time_ratio_median": 1.6, "time_ratio_p90": None}  # fmt: skip
     report["scenarios"]["doorway"]["layouts"] = lay
     assert (
-        "doorway: 2 layouts (starts moved 0.15 m): arrive mean 75 %, least 50 %, all arrived in 1 of 2,"
-        " within 1.5x the ideal time in 0 of 2" in (format_table(report))
+        "doorway: 2 layouts (40-41, starts moved 0.15 m): arrive mean 75 %, least 50 %, all arrived in 1"
+        " of 2, within 1.5x the ideal time in 0 of 2; time / ideal: median 1.60x, p90 not all arrived"
+        in (format_table(report))
     )
 
 
@@ -137,9 +141,12 @@ def test_layouts_rerun_a_scenario_from_jittered_starts_on_the_mesh(monkeypatch) 
     entry = crowd.run_sim_scenario("corridor", settings)
     lay = entry["layouts"]
     assert lay["jitter_m"] == 0.2 and len(lay["runs"]) == 2 and len(seen) == 4  # on, off, two layouts
-    for run in lay["runs"]:
-        keys = {"completed_share", "time_to_complete_s", "ideal_time_s", "deadlocked_agents", "overlap_ticks"}
-        assert set(run) == keys and run["ideal_time_s"] > 0
+    keys = {"completed_share", "time_to_complete_s", "ideal_time_s", "deadlocked_agents", "overlap_ticks"}
+    for k, run in enumerate(lay["runs"]):
+        assert set(run) == keys | {"layout", "time_ratio"} and run["ideal_time_s"] > 0 and run["layout"] == k
+        assert run["time_ratio"] == (
+            run["time_to_complete_s"] / run["ideal_time_s"] if run["completed_share"] == 1 else None
+        )
     shares = [r["completed_share"] for r in lay["runs"]]
     met = [
         r["completed_share"] == 1
@@ -159,6 +166,34 @@ def test_layouts_rerun_a_scenario_from_jittered_starts_on_the_mesh(monkeypatch) 
     seen.clear()
     again = crowd.run_sim_scenario("corridor", settings)["layouts"]
     assert again == lay and np.array_equal(seen[2], first)  # seeded: the same layouts again
+    seen.clear()
+    later = crowd.run_sim_scenario("corridor", replace(settings, layouts=1, first_layout=1))["layouts"]
+    assert np.array_equal(seen[2], second)  # numbered from first_layout: layout 1 as before
+    assert later["first_layout"] == 1 and later["runs"] == lay["runs"][1:]
+
+
+def test_layout_summary_quantiles_count_a_run_where_not_all_arrived_as_the_slowest(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The median and p90 of time / ideal over the layouts (stand-in runs): a run where not all arrived
+    ranks above every finished one, and a quantile that falls on such a run is None."""
+    times = iter([(1.0, 30.0), (1.0, 20.0), (0.9, None), (1.0, 40.0), (1.0, 25.0)])
+
+    def run(plan, *args, **kwargs):  # type: ignore[no-untyped-def]
+        share, t = next(times)
+        e = {"completed_share": share, "time_to_complete_s": t, "ideal_time_s": 20.0, "deadlocked_agents": 0,
+             "overlap_ticks": 0}  # fmt: skip
+        return e, None
+
+    settings = CrowdBenchSettings(corridor_per_side=2, layouts=5)
+    plan = crowd._plan("corridor", settings)
+    sim = crowd._simulation(plan, plan.starts, plan.goals, 0, None, None)
+    mesh = sim.query.mesh
+    sim.close()
+    monkeypatch.setattr(crowd, "_run_once", run)
+    lay = crowd._layouts("corridor", plan, settings, mesh, crowd._no_progress)
+    assert [r["time_ratio"] for r in lay["runs"]] == [1.5, 1.0, None, 2.0, 1.25]
+    assert lay["time_ratio_median"] == 1.5  # of 1.0, 1.25, 1.5, 2.0, inf
+    assert lay["time_ratio_p90"] is None  # the run where not all arrived
+    assert lay["within_ideal_factor"] == 3
 
 
 @pytest.mark.slow
