@@ -125,7 +125,12 @@ class AvoidanceSettings:
             the other way is ahead within `neighbour_distance` and not yet clearly on the left (laterally
             within 1.5 x the two radii), the more the more head-on [deg, 0..90]; 0 turns it off. Both
             streams keep right long before they meet: lanes form instead of a wall of agents across the
-            corridor.
+            corridor. 30 by default: 45 was chosen before the simulation's crowd had one-way gates, parked
+            rows standing by the walls and head-on passing, and with those the stronger turn left more of
+            the corridor's runs to two agents stopped head-on in its middle between the two lanes, where
+            four bodies do not fit abreast (`npc-ai bench crowd` corridor, 81 layouts: all 40 within 1.5x
+            the ideal time in 28 -> 40, median 1.62 -> 1.52x; 60 of them not looked at when choosing
+            it: 16 -> 27; on 21 of them 20 and 60 were worse; the doorway is the same within noise).
         facing_tau_s: Time constant of the low-pass filter on the velocity a body the simulation's crowd
             steers faces along (`npc_ai.body.crowd.Crowd`; `avoid` does not read it) [s, 0..5]; 0 faces
             the avoiding velocity of each tick as it comes. The filter starts from the path's velocity when
@@ -150,7 +155,7 @@ class AvoidanceSettings:
     smoothing: float = 0.0
     pass_right_deg: float = 30.0
     narrow_pass_right_deg: float = 135.0
-    lane_deg: float = 45.0
+    lane_deg: float = 30.0
     facing_tau_s: float = 0.5
     gate_width: float = 1.2
 
