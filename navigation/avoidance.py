@@ -130,7 +130,8 @@ class AvoidanceSettings:
             the corridor's runs to two agents stopped head-on in its middle between the two lanes, where
             four bodies do not fit abreast (`npc-ai bench crowd` corridor, 81 layouts: all 40 within 1.5x
             the ideal time in 28 -> 40, median 1.62 -> 1.52x; 60 of them not looked at when choosing
-            it: 16 -> 27; on 21 of them 20 and 60 were worse; the doorway is the same within noise).
+            it: 16 -> 27; on 21 of them 0 and 10 jammed, 20 and 60 were worse; the doorway is the same within
+            noise).
         facing_tau_s: Time constant of the low-pass filter on the velocity a body the simulation's crowd
             steers faces along (`npc_ai.body.crowd.Crowd`; `avoid` does not read it) [s, 0..5]; 0 faces
             the avoiding velocity of each tick as it comes. The filter starts from the path's velocity when
