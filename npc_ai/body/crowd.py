@@ -9,10 +9,16 @@ Where it sits in `LocomotionBatch.before_physics` (Detour's crowd order: steer, 
 2. `Crowd.steer` asks ORCA for every row's new velocity, from the bodies' feet and velocities (what
    collides), the agents' radii and top speeds, and the others that share the floor (the player);
 3. a path-following row whose velocity changed has its agent moved by the difference along the navmesh
-   surface (`AgentBatch.set_next_position`: walls stop it, a row pushed out of its corridor re-plans), and
-   its agent velocity set; a freely walking row (Wander) gets the new speed and heading;
+   surface (`AgentBatch.set_next_position`: walls stop it, a row pushed out of its corridor re-plans); its
+   agent's `velocity` stays the path's step (the next tick's advance ramps from it: set to the crowd's
+   step, a slowed row started again from that speed and the doorway's gate hand-offs lost seconds, `npc-ai
+   bench crowd` doorway 29.1 -> 34.4 s); a freely walking row (Wander) gets the new speed and heading;
 4. the coupling then drives each body toward its agent with root motion, as without a crowd, and the drift
-   limit keeps body and agent together when the crowd pushes.
+   limit keeps body and agent together when the crowd pushes. Its feed-forward is the agent's `velocity`,
+   the path's, also for a row the crowd slowed: such a body walks on ahead of its agent by up to
+   `feedforward_s` x the difference (0.14 m for a row held still at 1.4 m/s), which is where the chase's
+   overlaps come from. Feeding the coupling the crowd's answer instead cut those (16 -> 10 overlap ticks
+   over 11 layouts) but left one doorway layout of 81 short of arriving, so the coupling keeps the path's.
 
 No wall half-planes: the navmesh is eroded by the agent radius, so a path rounds a corner of the walls
 exactly on the mesh's boundary, and a closest-point wall half-plane (`navigation.avoidance`) only lets an
