@@ -18,7 +18,8 @@ Where it sits in `LocomotionBatch.before_physics` (Detour's crowd order: steer, 
    the path's, also for a row the crowd slowed: such a body walks on ahead of its agent by up to
    `feedforward_s` x the difference (0.14 m for a row held still at 1.4 m/s), which is where the chase's
    overlaps come from. Feeding the coupling the crowd's answer instead cut those (16 -> 10 overlap ticks
-   over 11 layouts) but left one doorway layout of 81 short of arriving, so the coupling keeps the path's.
+   over 11 layouts) but left one doorway layout of 81 short of arriving and took the warehouse soak to
+   1.1-1.5 % stuck (0.5-0.7 % with the path's, seeds 0-3), so the coupling keeps the path's.
 
 No wall half-planes: the navmesh is eroded by the agent radius, so a path rounds a corner of the walls
 exactly on the mesh's boundary, and a closest-point wall half-plane (`navigation.avoidance`) only lets an
