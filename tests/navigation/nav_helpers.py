@@ -35,13 +35,19 @@ class VisibilityGraph:
     [m] (1.0 for a MovingAI grid: every corner is a whole number) the lengths are measured between the
     shrunk corners rounded back to that grid, so they are exact to round-off; sight is still tested on the
     shrunk free space.
+
+    Only tangent lines are tested for sight (Lozano-Perez and Wesley's reduced visibility graph): a
+    shortest path bends only at reflex corners, and only where it wraps round them, so each of its
+    segments meets a corner it bends at with both of that corner's walls on one side. The rest are never
+    on a shortest path; leaving them out keeps the lengths exact and skips about three pairs in four (on
+    the MovingAI maps), which is most of this graph's cost.
     """
 
     def __init__(self, free: shapely.Geometry, snap: float | None = None) -> None:
         shrunk = shapely.buffer(free, -1e-6, join_style="mitre")
         self.los = shapely.buffer(shrunk, 1e-7, join_style="mitre")
         shapely.prepare(self.los)
-        corners = []
+        corners, before, after = [], [], []
         oriented = shapely.orient_polygons(shrunk)  # shells CCW, holes CW: free space on the left
         for poly in getattr(oriented, "geoms", [oriented]):
             for ring in [poly.exterior, *poly.interiors]:
@@ -50,11 +56,21 @@ class VisibilityGraph:
                 turn = (c[:, 0] - prev[:, 0]) * (nxt[:, 1] - c[:, 1]) - (c[:, 1] - prev[:, 1]) * (
                     nxt[:, 0] - c[:, 0]
                 )
-                corners.extend(c[turn < 0].tolist())  # right turns: reflex corners, where paths bend
-        self.corners = np.unique(np.asarray(corners).reshape(-1, 2), axis=0)
+                reflex = turn < 0  # right turns: reflex corners, where paths bend
+                corners.append(c[reflex])
+                before.append(prev[reflex])
+                after.append(nxt[reflex])
+        self.corners, first, count = np.unique(
+            np.concatenate(corners).reshape(-1, 2), axis=0, return_index=True, return_counts=True
+        )
+        self._before = np.concatenate(before).reshape(-1, 2)[first]  # the corners' neighbours on their rings
+        self._after = np.concatenate(after).reshape(-1, 2)[first]
+        self._shared = count > 1  # a corner of two rings (none once shrunk): always tangent
         self.at = np.round(self.corners / snap) * snap if snap else self.corners  # where lengths are taken
         n = len(self.corners)
         i, j = np.triu_indices(n, 1)
+        both = self._tangent(self.corners[i], j) & self._tangent(self.corners[j], i)
+        i, j = i[both], j[both]
         seen = self.visible(self.corners[i], self.corners[j])
         g = nx.Graph()
         g.add_nodes_from(range(n))
@@ -66,17 +82,40 @@ class VisibilityGraph:
         else:  # no reflex corner: every two points see each other or nothing connects them
             self.dist = np.zeros((0, 0))
 
+    def _tangent(self, a: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Whether the line from point(s) `a` to corners `k` has both of each corner's walls on one side
+        (touching counts: the test only ever keeps too many)."""
+        c = self.corners[k]
+        dx, dy = (c - a).T
+        side_before = dx * (self._before[k, 1] - c[:, 1]) - dy * (self._before[k, 0] - c[:, 0])
+        side_after = dx * (self._after[k, 1] - c[:, 1]) - dy * (self._after[k, 0] - c[:, 0])
+        return np.asarray((side_before * side_after >= -1e-9) | self._shared[k])
+
     def visible(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return shapely.covers(self.los, shapely.linestrings(np.stack(np.broadcast_arrays(a, b), axis=-2)))
 
-    def length(self, s: tuple[float, float], t: tuple[float, float]) -> float:
+    def length(self, s: tuple[float, float], t: tuple[float, float], bound: float | None = None) -> float:
+        """The shortest length from s to t [m]; inf when none. With `bound` [m], the length of some path
+        from s to t known to exist (so at least the shortest), only corners c with |s - c| + |c - t| within
+        it are tried (1e-4 m of slack): no other can be on a shortest path (inf if the bound was too
+        short)."""
         s2, t2 = np.asarray(s, float), np.asarray(t, float)
         if self.visible(s2, t2):
             return float(np.hypot(*(s2 - t2)))
         c, at = self.corners, self.at
-        ds = np.where(self.visible(s2, c), np.hypot(*(at - s2).T), np.inf)
-        dt = np.where(self.visible(c, t2), np.hypot(*(at - t2).T), np.inf)
-        return float((ds[:, None] + self.dist + dt[None, :]).min()) if len(c) else math.inf
+        ks = np.arange(len(c))
+        if bound is not None:
+            ks = ks[np.hypot(*(c - s2).T) + np.hypot(*(c - t2).T) <= bound + 1e-4]
+        # a path's first and last corners: in sight of its end and tangent to the line from it
+        near_s = ks[self._tangent(s2, ks)]
+        near_t = ks[self._tangent(t2, ks)]
+        seen_s = near_s[self.visible(s2, c[near_s])]
+        seen_t = near_t[self.visible(c[near_t], t2)]
+        if not len(seen_s) or not len(seen_t):
+            return math.inf
+        ds = np.hypot(*(at[seen_s] - s2).T)
+        dt = np.hypot(*(at[seen_t] - t2).T)
+        return float((ds[:, None] + self.dist[np.ix_(seen_s, seen_t)] + dt[None, :]).min())
 
 
 def octile_lengths(blocked: np.ndarray, pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> np.ndarray:
