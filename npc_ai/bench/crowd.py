@@ -15,8 +15,17 @@ Scenarios:
 - `corridor`: two groups of 20 NPCs pass each other in a 3 m wide corridor (wall face to wall face). No
   built-in scene has one (the warehouse's aisles are 2.8 m between shelves and open at the cross aisle),
   so the benchmark builds the scene `CORRIDOR_SCENE` in code: a 36 m corridor closed at both ends.
+  Its 2.2 m between the eroded walls take three bodies of 0.8 m abreast, and four only staggered. From
+  the issue's layout, two mirror images, the groups pass in four staggered files (each inner file 0.3-0.5
+  m off the middle, half a rank behind its wall file) at 0.4-0.9 m/s; from starts moved 0.15 m
+  (`--layouts`) the mirror breaks, and in the slow runs traced (layouts 5, 10 and 12) an inner agent of
+  each group ends up in the middle, head-on with the other's, between the two wall files, and both stand
+  there 10 s, until those have passed.
 - `chase`: 10 guards run to a still player standing in a warehouse aisle (go_to the player's feet at
-  their run speed), plus the ticks at which some body is inside a wall (`wall_overlap_ticks`).
+  their run speed), plus the ticks at which some body is inside a wall (`wall_overlap_ticks`). The
+  avoidance steers the agents, which lead the bodies (by 0.13 m in the median at run speed, up to the
+  drift limit), and lets two agents pass just touching: a body that lags its agent's sidestep then
+  touches another up to 3 cm deep (moved layouts, `--layouts`: overlap ticks on 6 of 22).
 
 Every simulation scenario runs twice in the same process: with avoidance (`AvoidanceSettings()`) and
 with `SimulationSettings.avoidance = None` (the capsules only push each other), reported side by side.
