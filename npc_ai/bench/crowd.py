@@ -20,7 +20,9 @@ Scenarios:
   m off the middle, half a rank behind its wall file) at 0.4-0.9 m/s; from starts moved 0.15 m
   (`--layouts`) the mirror breaks, and in the slow runs traced (layouts 5, 10 and 12) an inner agent of
   each group ends up in the middle, head-on with the other's, between the two wall files, and both stand
-  there 10 s, until those have passed.
+  there 10 s, until those have passed. The last to arrive then spend 11-23 s on their last 2-6 m, through
+  the goal formation that has filled meanwhile (layouts 2, 7, 9, 15 and 44): out of their ranks' order,
+  they are bound for slots beyond agents already parked or still arriving.
 - `chase`: 10 guards run to a still player standing in a warehouse aisle (go_to the player's feet at
   their run speed), plus the ticks at which some body is inside a wall (`wall_overlap_ticks`). The
   avoidance steers the agents, which lead the bodies (by 0.13 m in the median at run speed, up to the
