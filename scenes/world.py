@@ -85,7 +85,10 @@ class World:
         try:
             self.client.setGravity(0, 0, scene.gravity)
             self.client.setPhysicsEngineParameter(
-                fixedTimeStep=s.dt, numSubSteps=s.substeps, deterministicOverlappingPairs=1
+                fixedTimeStep=s.dt,
+                numSubSteps=s.substeps,
+                deterministicOverlappingPairs=1,
+                contactBreakingThreshold=s.contact_threshold,
             )
             visuals = gui if s.visuals is None else s.visuals
             if gui:  # a GUI client redraws after every body it gets: build the level unseen (~10x faster)
