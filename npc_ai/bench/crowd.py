@@ -26,8 +26,10 @@ Scenarios:
 - `chase`: 10 guards run to a still player standing in a warehouse aisle (go_to the player's feet at
   their run speed), plus the ticks at which some body is inside a wall (`wall_overlap_ticks`). The
   avoidance steers the agents, which lead the bodies (by 0.13 m in the median at run speed, up to the
-  drift limit), and lets two agents pass just touching: a body that lags its agent's sidestep then
-  touches another up to 3 cm deep (moved layouts, `--layouts`: overlap ticks on 6 of 22).
+  drift limit), and lets two agents pass just touching: a body that lags its agent's sidestep runs into
+  another's flank at up to 2.9 m/s. The bodies' speculative contacts (`npc_ai.body.speculative`) keep
+  them apart: with Bullet's own, made within 2 cm, the contact came a step late, and such bodies went up
+  to 3 cm into each other (the issue's layout and moved layouts 0-79: on 16 of 81).
 
 Every simulation scenario runs twice in the same process: with avoidance (`AvoidanceSettings()`) and
 with `SimulationSettings.avoidance = None` (the capsules only push each other), reported side by side.

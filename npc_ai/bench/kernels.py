@@ -31,6 +31,7 @@ KERNEL_MODULES = (
     "npc_ai.body.crowd_kernels",
     "npc_ai.body.kernels",
     "npc_ai.body.kinematic",
+    "npc_ai.body.speculative",
     "scenes.box_casts",
     "scenes.capsule_casts",
     "scenes.placement",

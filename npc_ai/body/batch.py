@@ -36,7 +36,7 @@ from npc_ai.animation.batch import AnimatorBatch
 from npc_ai.animation.feet import leg_chain
 from npc_ai.animation.foot_lock import FootLock, FootLockResult, leg_points_world
 from npc_ai.animation.skeleton import forward_kinematics
-from npc_ai.body import kernels
+from npc_ai.body import kernels, speculative
 from npc_ai.body import kinematic as kinematic_bodies
 from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
 from npc_ai.body.crowd import Crowd
@@ -114,12 +114,14 @@ class LocomotionBatch:
             ),
             dtype=np.int64,
         )
-        # fixed circles the kinematic bodies keep out of: (m, 2) centres [m] and (m,) radii [m] (the player)
+        # fixed circles the bodies keep out of: (m, 2) centres [m] and (m,) radii [m] (the player)
         self.solid: tuple[np.ndarray, np.ndarray] = (np.zeros((0, 2)), np.zeros(0))
         self._pose_rows = np.array([world.poses.index(int(b)) for b in self.bodies], dtype=np.int64)
         kernels.warm_up()  # compiled or loaded from the disk cache now, not in the first tick
         if self.kinematic:
             kinematic_bodies.warm_up(query)
+        else:
+            speculative.warm_up()
         anim = animator if animator is not None else AnimatorSettings(lazy_pose=True)
         self.animators = AnimatorBatch(n, settings=anim)
         self.yaw = np.asarray(yaws, dtype=np.float64).copy()
@@ -265,7 +267,8 @@ class LocomotionBatch:
         self.command = command
         if self.kinematic:
             self._place(full, dt)
-        else:
+        else:  # no capsule runs into another within the tick (Bullet's contact would come a step late)
+            speculative.speculate(pos, full, self.radius, dt, *self.solid, speculative.SWEEPS)
             self.world.set_velocities(self._body_list, full)
         if self._full_pose:  # what a renderer would read: the pose of every row, every tick
             for i in range(self.n):

@@ -85,7 +85,7 @@ def block(
     stays free). Returns the contacts that removed something."""
     n = xy.shape[0]
     move = target - xy
-    pi, pj = _pair_list(xy, 2.0 * radius + CONTACT)
+    pi, pj = pair_list(xy, 2.0 * radius + CONTACT)
     stopped = 0
     for k in range(pi.shape[0]):
         for i, j in ((pi[k], pj[k]), (pj[k], pi[k])):
@@ -151,7 +151,7 @@ def _near_pairs(xy: np.ndarray, reach: float, room: int, pi: np.ndarray, pj: np.
 
 
 @njit(cache=True)
-def _pair_list(xy: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+def pair_list(xy: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
     """`_near_pairs` as two arrays (i, j): one pass, into room for 8 pairs a point (circles that do not
     overlap have about 6 neighbours within two radii at most); a tighter pack takes a second pass."""
     room = 8 * xy.shape[0]
@@ -183,7 +183,7 @@ def separate(
     n = xy.shape[0]
     size = 2.0 * radius
     anchor = xy.copy()
-    pi, pj = _pair_list(xy, size + PAIR_MARGIN)
+    pi, pj = pair_list(xy, size + PAIR_MARGIN)
     left = 0
     rebuild = (0.5 * PAIR_MARGIN) ** 2  # a circle that moved this far (squared) [m^2] may have new pairs
     for _ in range(sweeps):
@@ -191,7 +191,7 @@ def separate(
             dx, dy = xy[i, 0] - anchor[i, 0], xy[i, 1] - anchor[i, 1]
             if dx * dx + dy * dy > rebuild:
                 anchor[:] = xy
-                pi, pj = _pair_list(xy, size + PAIR_MARGIN)
+                pi, pj = pair_list(xy, size + PAIR_MARGIN)
                 break
         left = 0
         for k in range(pi.shape[0]):

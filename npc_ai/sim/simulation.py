@@ -356,7 +356,7 @@ class Simulation:
             feet = None if player is None else player.position
             body = None if player is None else player.body
             feed_crowd(crowd, self.behaviour.state, self.world, body, feet, self._player_radius)
-        if self.locomotion.kinematic and player is not None:  # kinematic bodies keep out of the player
+        if player is not None:  # the NPC bodies keep out of the player
             self.locomotion.solid = (player.position[None, :2].copy(), np.array([self._player_radius]))
         if self.links is not None:  # NPCs at a link's start begin crossing it
             self.links.before()

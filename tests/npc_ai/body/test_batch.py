@@ -9,6 +9,7 @@ import pytest
 from navigation.agent import AgentSettings
 from navigation.query import NavMeshQuery
 from npc_ai.animation import AnimatorSettings
+from npc_ai.body import speculative
 from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.coupling import CouplingError, CouplingSettings, DriftLimit
 from npc_ai.body.locomotor import Locomotor
@@ -44,7 +45,10 @@ def _commands(rng: np.random.Generator, query: NavMeshQuery, n: int, ticks: int)
 
 
 @pytest.mark.parametrize("full_pose", [False, pytest.param(True, marks=pytest.mark.slow)])  # slow: CI runs it
-def test_batch_moves_like_one_locomotor_per_character(warehouse_query, full_pose) -> None:
+def test_batch_moves_like_one_locomotor_per_character(warehouse_query, full_pose, monkeypatch) -> None:
+    # the per-row rules only: a lone Locomotor has no neighbours to keep its body from running into, so the
+    # batch's speculative contacts between its rows (`npc_ai.body.speculative`, tested there) are left out
+    monkeypatch.setattr(speculative, "speculate", lambda *args: 0)
     query, n, ticks = warehouse_query, 6, 240
     rng = np.random.default_rng(7)
     starts = np.array([query.random_point(rng)[0] for _ in range(n)])

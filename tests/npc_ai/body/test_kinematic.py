@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from npc_ai.body.kinematic import _pair_list, block, separate
+from npc_ai.body.kinematic import block, pair_list, separate
 from npc_ai.sim import PlayerSettings, Simulation, SimulationError, SimulationSettings
 from scenes import groups, load_scene
 
@@ -24,7 +24,7 @@ NONE = (np.zeros((0, 2)), np.zeros(0))
 def test_pair_list_is_every_close_pair_once(seed: int, n: int, side: float) -> None:
     """Against brute force, from sparse crowds to packs far denser than 8 pairs a point (the second pass)."""
     xy = np.random.default_rng(seed).uniform(0.0, side, (n, 2))
-    pi, pj = _pair_list(xy, 0.8)
+    pi, pj = pair_list(xy, 0.8)
     want = {(i, j) for i, j in itertools.combinations(range(n), 2) if np.hypot(*(xy[i] - xy[j])) < 0.8}
     got = list(zip(pi.tolist(), pj.tolist(), strict=True))
     assert len(got) == len(set(got)) and set(got) == want
