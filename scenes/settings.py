@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from scenes.errors import WorldSettingsError
 
@@ -52,3 +53,13 @@ class WorldSettings:
         c = self.contact_threshold
         if isinstance(c, bool) or not (isinstance(c, int | float) and math.isfinite(c) and 0 < c <= 1):
             raise WorldSettingsError(f"contact_threshold must be a number of metres in (0, 1], got {c!r}")
+
+    def engine_parameters(self) -> dict[str, Any]:
+        """The keyword arguments of PyBullet's `setPhysicsEngineParameter` for these settings (a world's
+        step length, substeps and contact threshold; overlapping pairs in a deterministic order)."""
+        return {
+            "fixedTimeStep": self.dt,
+            "numSubSteps": self.substeps,
+            "deterministicOverlappingPairs": 1,
+            "contactBreakingThreshold": self.contact_threshold,
+        }

@@ -84,12 +84,7 @@ class World:
         s = self.settings
         try:
             self.client.setGravity(0, 0, scene.gravity)
-            self.client.setPhysicsEngineParameter(
-                fixedTimeStep=s.dt,
-                numSubSteps=s.substeps,
-                deterministicOverlappingPairs=1,
-                contactBreakingThreshold=s.contact_threshold,
-            )
+            self.client.setPhysicsEngineParameter(**s.engine_parameters())
             visuals = gui if s.visuals is None else s.visuals
             if gui:  # a GUI client redraws after every body it gets: build the level unseen (~10x faster)
                 self.client.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 0)
