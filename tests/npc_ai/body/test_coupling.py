@@ -150,13 +150,15 @@ def test_writing_next_position_pulls_the_agent_not_the_body(room_query: NavMeshQ
         np.testing.assert_allclose(legs.position, body)  # update_position is off: the body is physics'
 
 
-@pytest.mark.slow  # 16 s: the slow set (CI runs it)
+@pytest.mark.slow  # 12 s: the slow set (CI runs it)
 def test_root_motion_plants_its_feet_better_than_agent_drives_on_the_same_route(
     room_query: NavMeshQuery,
 ) -> None:
-    """Planted-foot sliding (docs/metrics.md) over three legs at walking speed: the default root_motion
-    coupling (feed-forward speed, pivoting turns, foot locking) slides well under half of what the naive
-    agent_drives coupling does, and its locked legs are never stretched beyond their length."""
+    """Planted-foot sliding (docs/metrics.md) over two legs at walking speed, with an about-turn between
+    them: the default root_motion coupling (feed-forward speed, pivoting turns, foot locking) slides well
+    under half of what the naive agent_drives coupling does, and its locked legs are never stretched
+    beyond their length. (Measured: 2.17 vs 6.38 cm/m, ratio 0.34; a third leg, (27, 2), gave 2.47 vs
+    6.99, ratio 0.35, for 50 % more time.)"""
     from npc_ai.animation import planted_sliding
 
     slide, stretch = {}, 0.0
@@ -167,7 +169,7 @@ def test_root_motion_plants_its_feet_better_than_agent_drives_on_the_same_route(
             )
             world.step()
             feet, planted, travelled = [], [], 0.0
-            for goal in [(28, 10, 0), (3, 10, 0), (27, 2, 0)]:
+            for goal in [(28, 10, 0), (3, 10, 0)]:
                 legs.set_destination(goal)
                 for _ in range(1500):
                     before = legs.position
