@@ -8,6 +8,7 @@ import pytest
 from navigation.crowd_gates import (
     GAP_MARGIN,
     HOLD,
+    HOLD_DEPTH,
     MAX_GREEN,
     OUT_MARGIN,
     REACH,
@@ -201,3 +202,33 @@ def test_of_those_waiting_for_the_turn_the_longest_ways_left_go_first(
         out = np.subtract(pos[1], gates.centre[0])
         dist = np.hypot(*out)
         assert -pref[1] @ (out / dist) == pytest.approx((dist - HOLD) / 0.5)
+
+
+@pytest.mark.parametrize("gate_is_bs", [False, True])
+def test_a_held_agent_waits_off_the_wall_beside_the_mouth(gates: Gates, gate_is_bs: bool) -> None:
+    """b walks to the doorway along the wall north of it (1.2 m out from the line of its portals, 4.9 m to
+    the side) while a, south of it, has the gate: b ends on the hold circle at least `HOLD_DEPTH` out from
+    that line, off the wall where the goals nearest it lie and those coming out walk to them. With the gate
+    b's, the same walk goes straight in."""
+    owner, green = np.zeros(1, np.int64), np.zeros(1)
+    north = 1 if gates.axis[0, 1] > 0 else -1
+    owner[0] = -north if gate_is_bs else north
+    centre = gates.centre[0]
+    b = np.array((centre[0] + 4.9, centre[1] + 1.2))
+    corridors = [[SOUTH, DOOR, NORTH], [NORTH, DOOR, SOUTH]]
+    a = (5.0, 2.0) if not gate_is_bs else (5.0, 0.2)  # queued on its side (within REACH), or not near
+    dt = 0.05
+    for _ in range(100):
+        to_centre = centre - b
+        go_b = 1.4 * to_centre / np.hypot(*to_centre) if np.hypot(*to_centre) > 0.5 else np.zeros(2)
+        pref, _, held = _tick(gates, [a, tuple(b)], [(0.0, 1.4), tuple(go_b)], corridors, owner, green, dt=dt)
+        b = b + dt * pref[1]
+        if gate_is_bs and abs(b[1] - centre[1]) < 0.5:
+            break
+    depth = abs(b[1] - centre[1])
+    if gate_is_bs:
+        assert not held[1] and depth < 0.5  # it went in
+    else:
+        assert held[1]
+        assert depth >= HOLD_DEPTH - 0.01
+        assert np.hypot(*(b - centre)) >= HOLD - 0.01
