@@ -176,6 +176,15 @@ def _way_after(i: int, g: int, centre: np.ndarray, destination: np.ndarray) -> f
 
 
 @njit(cache=True)
+def _at_least(pref: np.ndarray, i: int, ux: float, uy: float, need: float) -> None:
+    """Raise row i's preferred velocity along the unit vector (ux, uy) to `need` [m/s] if it is less."""
+    along = pref[i, 0] * ux + pref[i, 1] * uy
+    if need > along:
+        pref[i, 0] += (need - along) * ux
+        pref[i, 1] += (need - along) * uy
+
+
+@njit(cache=True)
 def gate_rows(
     dt: float,
     positions: np.ndarray,
@@ -309,19 +318,12 @@ def gate_rows(
             ox, oy = rx / dist, ry / dist
         else:
             ox, oy = -row_dir[i] * axis[g, 0], -row_dir[i] * axis[g, 1]
-        toward = -(pref[i, 0] * ox + pref[i, 1] * oy)  # its speed toward the gate's centre
-        room = (dist - hold) / 0.5  # [m/s]: reach the hold circle in half a second, or back off to it
-        if toward > room:
-            pref[i, 0] += (toward - room) * ox
-            pref[i, 1] += (toward - room) * oy
+        # reach the hold circle in half a second, or back off to it
+        _at_least(pref, i, ox, oy, (hold - dist) / 0.5)
         out = -row_dir[i]  # the side it waits on, as a sign along the axis
         ax, ay = out * axis[g, 0], out * axis[g, 1]
         depth = rx * ax + ry * ay  # [m] how far out from the line of the gate's portals
-        away = pref[i, 0] * ax + pref[i, 1] * ay  # its speed away from that line
-        need = (HOLD_DEPTH - depth) / 0.5  # [m/s]: out to HOLD_DEPTH in half a second
-        if need > away:
-            pref[i, 0] += (need - away) * ax
-            pref[i, 1] += (need - away) * ay
+        _at_least(pref, i, ax, ay, (HOLD_DEPTH - depth) / 0.5)  # out to HOLD_DEPTH in half a second
         speed = math.hypot(pref[i, 0], pref[i, 1])
         if speed > top[i] > 0.0:
             pref[i, 0] *= top[i] / speed
