@@ -36,6 +36,11 @@ faces along is low-pass filtered (`AvoidanceSettings.facing_tau_s`, per row, fro
 the row starts being steered or its destination changes): in a dense spot the avoiding velocity flips from
 tick to tick, and bodies that followed each flip turned back and forth on the spot and got stuck.
 
+A free row (a wanderer) the avoidance answered walks at the answer's speed along its direction, except
+that an answer slower than `crowd_kernels.CRAWL` leaves the heading its behaviour turns it to: a wanderer
+crawling at an obstacle's edge (the behaviour caps its speed near 0 there) had its turn away reset to the
+crawl's direction tick after tick, and stood there (a 10-minute warehouse soak with avoidance: 12 s).
+
 Rows that do not mean to move (no path, or a free speed of 0: aiming, searching, standing) are obstacles
 for the others: they take part with a preferred velocity of 0 and a priority so high that the movers take
 the whole share of avoiding them, and their own answer is ignored. A path row parked at its path's end

@@ -31,6 +31,7 @@ forget_stale_kernels(  # compiled into steer_rows
 
 STILL_PRIORITY = 1e3  # a row that does not move: movers take (almost) the whole share of avoiding it
 MOVING = 1e-6  # [m/s] slower than this is standing
+CRAWL = 0.05  # [m/s] a free row the avoidance slows below this keeps the heading its behaviour turns it to
 CHANGED = 1e-9  # [m/s] an answer this close to the preferred velocity leaves the row alone
 PARK_RADIUS = 1.0  # [m] a path row steering for its path's end within this of it is parked
 PARKED_SHARE = 0.25  # a parked row's priority is its own times this: the passing ones push it aside
@@ -379,7 +380,7 @@ def scatter_rows(
         if changed[i] and free[i] and free_speed[i] > MOVING:
             speed = math.hypot(vx, vy)
             free_speed[i] = speed
-            if speed > MOVING:  # stopped: keep the heading it had
+            if speed > CRAWL:  # stopped, or crawling: keep the heading it had, or turns to
                 free_heading[i] = math.atan2(vy, vx)
     return m
 

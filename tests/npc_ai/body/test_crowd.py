@@ -4,6 +4,8 @@ kept them apart), and a standing NPC is walked around."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,7 @@ from npc_ai.body.batch import LocomotionBatch
 from npc_ai.body.crowd import REPLAN_AFTER
 from npc_ai.body.crowd_kernels import (
     AHEAD,
+    CRAWL,
     HEAD_ON_TURN,
     MAKE_WAY_AFTER,
     OTHER_SIDE,
@@ -348,6 +351,34 @@ def test_a_row_walking_ahead_of_a_mover_moves_by_its_preferred_velocity(aside, w
     """Overlapping the mover it walks ahead of, the answer pushes the two apart (into the wall beside it);
     a row stepping `AHEAD` moves by its preferred velocity instead, every other row by its answer."""
     np.testing.assert_allclose(_scatter(aside, way), np.array(velocity) * DT)
+
+
+@pytest.mark.parametrize(
+    ("answer", "heading"),
+    [
+        ((0.0, 0.3), math.pi / 2),  # walking where the avoidance sends it: faces that way
+        ((0.0, 0.6 * CRAWL), 0.25),  # crawling: keeps the heading its behaviour turns it to
+        ((0.0, 0.0), 0.25),  # stopped: the same
+    ],
+)
+def test_a_free_row_faces_its_answer_unless_it_crawls(answer, heading) -> None:  # type: ignore[no-untyped-def]
+    """A free walker (a wanderer) asking for 0.4 m/s along its turning heading 0.25 rad is answered
+    `answer`: its free speed becomes the answer's, and its heading the answer's direction unless that is
+    slower than `CRAWL`. A wanderer crawling at an obstacle's edge (its speed capped near 0) had its turn
+    away reset to the crawl's direction tick after tick and stood there for good (`npc-ai bench soak`
+    warehouse with avoidance: one stood 12 s)."""
+    one = lambda *shape: np.zeros((1, *shape))  # noqa: E731
+    flags = lambda v: np.array([v])  # noqa: E731
+    free_speed, free_heading = np.array([0.4]), np.array([0.25])
+    pref = np.array([[0.4 * math.cos(0.25), 0.4 * math.sin(0.25)]])
+    m = scatter_rows(
+        DT, one(3), one(3), one(3), flags(True), free_speed, free_heading, 0.5, pref, np.array([answer]),
+        flags(True), flags(False), flags(False), flags(False), one(2), flags(False), one(2), flags(False),
+        one(3), one(2), np.zeros(1, np.int64), np.zeros((1, 3)), np.array([OWN_SIDE]),
+    )  # fmt: skip
+    assert m == 0  # not a path row: nothing to move
+    assert free_speed[0] == pytest.approx(math.hypot(*answer))
+    assert free_heading[0] == pytest.approx(heading)
 
 
 def test_a_mover_blocked_for_a_while_plans_again_from_where_it_stands(arena_query) -> None:  # type: ignore[no-untyped-def]
