@@ -180,3 +180,47 @@ def test_entering_a_state_restarts_the_stuck_clock(sim: Simulation) -> None:
     b.stuck_since[0] = -100.0
     states.enter(b, 0, CHASE)
     assert b.stuck_since[0] == sim.time
+
+
+def _pinned_wanderer(sim: Simulation, i: int, stood_s: float) -> None:
+    """Row i wanders, means to walk, nothing ahead of its casts, and its feet have stood `stood_s`."""
+    b = sim.behaviour
+    b.state[i] = WANDER
+    b.wander_next_pick[i] = sim.time + 5.0  # no pick due
+    b.wander_speed[i] = b.cfg.walk_speed[i]  # walking, not standing
+    b.wander_heading[i] = b.locomotion.yaw[i]  # not turning
+    b.has_probe[i] = False
+    b.stuck_anchor[i] = b.positions()[i, :2]
+    b.stuck_since[i] = sim.time - stood_s
+
+
+def test_a_wanderer_pinned_where_its_casts_see_nothing_turns_away(sim: Simulation) -> None:
+    """With the crowd's avoidance on the casts see the level only: a wanderer walking into standing NPCs
+    has its feet stay put. Past its `stuck_timeout_s` it asks for the turn-away draw, takes it, and its
+    stuck clock starts again."""
+    b = sim.behaviour
+    _pinned_wanderer(sim, 1, b.cfg.stuck_timeout_s[1] + 0.01)
+    assert _run_rules(sim, [1]) == (1, 0)
+    assert b.rule_work.status[1] == kernels.TURN_AWAY
+    b.turn_heading[1], b.turn_ready[1] = 2.0, True
+    assert _run_rules(sim, [1]) == (0, 0)
+    assert b.wander_heading[1] == 2.0 and not b.turn_ready[1]
+    assert b.stuck_since[1] == sim.time
+
+
+@pytest.mark.parametrize("case", ["not long enough", "standing", "already turning"])
+def test_a_wanderer_that_stood_for_its_own_reasons_does_not_turn(sim: Simulation, case: str) -> None:
+    b = sim.behaviour
+    timeout = b.cfg.stuck_timeout_s[1]
+    _pinned_wanderer(sim, 1, 0.5 * timeout if case == "not long enough" else timeout + 0.01)
+    if case == "standing":
+        b.wander_speed[1] = 0.0
+    if case == "already turning":
+        b.wander_heading[1] = b.locomotion.yaw[1] + 1.0
+    heading = b.wander_heading[1]
+    assert _run_rules(sim, [1]) == (0, 0)
+    assert b.wander_heading[1] == heading
+    if case == "not long enough":
+        assert b.stuck_since[1] == pytest.approx(sim.time - 0.5 * timeout)  # still counting
+    else:
+        assert b.stuck_since[1] == sim.time  # standing, or turning already: the clock starts again
