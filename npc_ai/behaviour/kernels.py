@@ -275,8 +275,7 @@ def decide_rows(
             if react != NONE:
                 next_state[i] = react
             elif code != SEARCH and time < look_until[i] - _EPS_T:  # suspicious: stand and look
-                if code == WANDER:  # standing is not being stuck
-                    _unstick(i, time, positions, stuck_anchor, stuck_since)
+                _unstick(i, time, positions, stuck_anchor, stuck_since)  # standing is not being stuck
                 want = _heading_to(positions, i, look_point)
                 _walk(i, 0.0, turn(yaw[i], want, aim_step[i]), free, free_speed, free_heading, goal_speed)
             elif code == WANDER:

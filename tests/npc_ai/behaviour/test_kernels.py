@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from npc_ai.behaviour import kernels, states
-from npc_ai.behaviour.table import CHASE, NONE, SEARCH, WANDER
+from npc_ai.behaviour.table import CHASE, NONE, PATROL, SEARCH, WANDER
 from npc_ai.sim import Simulation, SimulationSettings
 from scenes import load_scene
 
@@ -224,3 +224,20 @@ def test_a_wanderer_that_stood_for_its_own_reasons_does_not_turn(sim: Simulation
         assert b.stuck_since[1] == pytest.approx(sim.time - 0.5 * timeout)  # still counting
     else:
         assert b.stuck_since[1] == sim.time  # standing, or turning already: the clock starts again
+
+
+def test_standing_to_look_restarts_a_patrols_stuck_clock(sim: Simulation) -> None:
+    """A suspicious patrol stands and looks for `look_s` (2 s by default, longer than its 1 s stuck
+    timeout). The look restarts its stuck clock: afterwards it walks on to the same waypoint, where it
+    used to count the look as being stuck and skip that waypoint."""
+    b = sim.behaviour
+    assert b.state[0] == PATROL
+    b.stuck_anchor[0] = b.positions()[0, :2]
+    b.stuck_since[0] = sim.time - 10.0 * b.cfg.stuck_timeout_s[0]  # it has stood (looking) that long
+    b.look_point[0] = b.positions()[0] + np.array([1.0, 0.0, 0.0])
+    b.look_until[0] = sim.time + 1.0
+    assert _run_rules(sim, [0]) == (0, 0)
+    assert b.stuck_since[0] == sim.time
+    b.look_until[0] = sim.time - 1.0  # the look is over
+    pending, _ = _run_rules(sim, [0])
+    assert pending == 0 or b.rule_work.status[0] != kernels.NEXT_WAYPOINT
